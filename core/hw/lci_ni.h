@@ -1,0 +1,219 @@
+/*
+ * lci_ni.h - the emulated network interface: its SRAM arena and the state
+ * the hardware and the firmware keep in it.
+ *
+ * Everything of an NI lives in its SRAM arena (one contiguous region of the
+ * shared segment) and refers to its parts by offsets from the arena's start,
+ * so any process can run any NI's firmware.  The layout is fixed at start-up
+ * by lci_ni_layout(); a configuration that does not fit is an error naming
+ * the sizes.
+ *
+ * Buffers: indices 0..nsend-1 are send buffers, nsend..nsend+nrecv-1 receive
+ * buffers.  Each holds one packet: a lci_wire_hdr_t then the payload.  A
+ * buffer has a reference count: one for each pending use (transmission to a
+ * child, DMA to the host, retransmission hold); it returns to its free list
+ * when the count drops to zero.
+ */
+#ifndef LCI_NI_H
+#define LCI_NI_H
+
+#include <stdint.h>
+
+#include "lci.h"
+#include "lci_config.h"
+#include "lci_contract.h"
+#include "lci_profile.h"
+
+#define LCI_NONE UINT32_MAX
+
+/* A transmit descriptor: one pending transmission of a buffer to a peer. */
+typedef struct {
+    uint32_t next; /* next descriptor in its queue, or LCI_NONE */
+    uint32_t buf;  /* buffer index, or LCI_NONE for a header-only packet */
+    uint16_t dst;
+    uint16_t len;
+    uint8_t type;
+    uint8_t flags;
+    uint16_t group;
+    uint16_t origin;
+    uint16_t reserved;
+    uint32_t aux;
+} lci_txd_t;
+
+/* An arrived packet waiting for the firmware. */
+typedef struct {
+    lci_wire_hdr_t hdr;
+    uint32_t buf;      /* receive buffer holding it, LCI_NONE if none */
+    uint32_t status;   /* lci_hw_status_t */
+    uint32_t link_src; /* the node whose link delivered it */
+} lci_rxq_entry_t;
+
+/* Per peer: flow control, link sequence and the blocked-sends queue. */
+typedef struct {
+    uint32_t credits;    /* packets we may still send to this peer */
+    uint32_t freed;      /* its buffers we released, not yet reported */
+    uint32_t blocked_head, blocked_tail; /* txd queue, closed window */
+    uint16_t link_tx;    /* link hardware: last sequence stamped */
+    uint16_t link_rx;    /* link hardware: last sequence seen */
+    uint32_t reserved;
+} lci_ni_peer_t;
+
+/* A multicast group as the NI stores it. */
+typedef struct {
+    uint32_t nmembers;
+    uint32_t members; /* offset of uint16_t[nmembers] in the arena */
+    int32_t self;     /* this node's index in members, -1 if absent */
+    uint32_t reserved;
+} lci_ni_group_t;
+
+/* A simple FIFO of uint32_t indices stored in the arena. */
+typedef struct {
+    uint32_t off; /* offset of uint32_t[cap] */
+    uint32_t cap;
+    uint32_t head, count;
+} lci_ni_fifo_t;
+
+typedef struct lci_ni {
+    /* ---- identity and layout (written at start-up) ---- */
+    uint32_t node, nnodes;
+    uint32_t packet_size, payload_max;
+    uint32_t nsend, nrecv, nbufs, window, nring, nfa, ngroups;
+    uint32_t arena_bytes, arena_used;
+    uint32_t off_bufs, off_refcnt, off_cmd, off_free, off_peers, off_txd,
+        off_rxq, off_fa, off_groups, off_members;
+    uint32_t members_used;
+
+    /* ---- host -> NI ---- */
+    uint32_t ncmd;           /* command ring slots */
+    uint32_t h_cmd_prod;     /* written by the host (PIO) */
+    uint32_t ni_cmd_cons;    /* commands the NI has taken */
+    uint32_t ni_cmd_limit;   /* producer index the last doorbell announced */
+    uint32_t ni_ring_limit;  /* host ring slots released (the host's word) */
+    uint32_t h_intr_enabled; /* host asked for interrupts */
+
+    /* ---- NI -> host ---- */
+    uint32_t ni_free_prod, h_free_cons; /* free-send ring indices */
+    uint32_t ni_ring_prod;              /* next host ring slot to fill */
+
+    /* ---- buffer and descriptor pools ---- */
+    lci_ni_fifo_t recv_free; /* free receive buffers */
+    uint32_t txd_free;       /* free-list head of transmit descriptors */
+    uint32_t ntxd;
+    /* arrived packets waiting for the firmware: a ring of lci_rxq_entry_t */
+    uint32_t rxq_off, rxq_cap, rxq_head, rxq_count;
+    lci_ni_fifo_t dma_wait;  /* receive buffers waiting for a ring slot */
+    lci_ni_fifo_t dma_done;  /* buffers whose host DMA finished */
+    lci_ni_fifo_t tx_freed;  /* receive buffers freed by a transmission */
+
+    /* ---- engines and processor (virtual ns) ---- */
+    uint64_t cpu_free;  /* NI processor busy until */
+    uint64_t tx_free;   /* SRAM -> wire DMA busy until */
+    uint64_t rx_free;   /* wire -> SRAM DMA busy until */
+    uint64_t hdma_free; /* SRAM <-> host DMA busy until */
+    uint64_t now;       /* time of the firmware handler running */
+    uint32_t fw_scheduled;
+    uint32_t hdma_inflight;
+
+    /* ---- interrupts ---- */
+    uint32_t watchdog_armed;
+    uint32_t reserved0;
+    uint64_t watchdog_at; /* when the watchdog was armed */
+    uint64_t h_last_poll; /* host's last poll time (host writes) */
+    uint64_t ni_intr_time; /* time of the last interrupt raised */
+    uint32_t ni_intr_pending;
+    uint32_t reserved1;
+
+    /* ---- failure report (no stdio on the NI) ---- */
+    uint32_t fault, fault_a, fault_b, fault_c;
+
+    lci_counters_t counters;
+} lci_ni_t;
+
+/* Pointers into an NI's arena. */
+#define LCI_NI_AT(ni, off, type) ((type *)((char *)(ni) + (off)))
+
+static inline lci_ni_peer_t *lci_ni_peer(lci_ni_t *ni, uint32_t peer)
+{
+    return LCI_NI_AT(ni, ni->off_peers, lci_ni_peer_t) + peer;
+}
+
+static inline char *lci_ni_buf(lci_ni_t *ni, uint32_t buf)
+{
+    return LCI_NI_AT(ni, ni->off_bufs, char) + (uint64_t)buf * ni->packet_size;
+}
+
+static inline lci_wire_hdr_t *lci_ni_buf_hdr(lci_ni_t *ni, uint32_t buf)
+{
+    return (lci_wire_hdr_t *)lci_ni_buf(ni, buf);
+}
+
+static inline uint8_t *lci_ni_refcnt(lci_ni_t *ni, uint32_t buf)
+{
+    return LCI_NI_AT(ni, ni->off_refcnt, uint8_t) + buf;
+}
+
+static inline lci_cmd_t *lci_ni_cmd(lci_ni_t *ni, uint32_t idx)
+{
+    return LCI_NI_AT(ni, ni->off_cmd, lci_cmd_t) + (idx % ni->ncmd);
+}
+
+static inline lci_free_entry_t *lci_ni_free_entry(lci_ni_t *ni, uint32_t idx)
+{
+    return LCI_NI_AT(ni, ni->off_free, lci_free_entry_t) + (idx % ni->nsend);
+}
+
+static inline lci_txd_t *lci_ni_txd(lci_ni_t *ni, uint32_t idx)
+{
+    return LCI_NI_AT(ni, ni->off_txd, lci_txd_t) + idx;
+}
+
+static inline int64_t *lci_ni_fa(lci_ni_t *ni, uint32_t var)
+{
+    return LCI_NI_AT(ni, ni->off_fa, int64_t) + var;
+}
+
+static inline lci_ni_group_t *lci_ni_group(lci_ni_t *ni, uint32_t gid)
+{
+    return LCI_NI_AT(ni, ni->off_groups, lci_ni_group_t) + gid;
+}
+
+static inline const uint16_t *lci_ni_group_members(lci_ni_t *ni,
+                                                   const lci_ni_group_t *g)
+{
+    return LCI_NI_AT(ni, g->members, const uint16_t);
+}
+
+/* ---- fifo of indices in the arena ---- */
+static inline int lci_ni_fifo_push(lci_ni_t *ni, lci_ni_fifo_t *f, uint32_t v)
+{
+    if (f->count == f->cap) {
+        return -1;
+    }
+    LCI_NI_AT(ni, f->off, uint32_t)[(f->head + f->count) % f->cap] = v;
+    f->count++;
+    return 0;
+}
+
+static inline uint32_t lci_ni_fifo_pop(lci_ni_t *ni, lci_ni_fifo_t *f)
+{
+    if (f->count == 0) {
+        return LCI_NONE;
+    }
+    uint32_t v = LCI_NI_AT(ni, f->off, uint32_t)[f->head];
+    f->head = (f->head + 1) % f->cap;
+    f->count--;
+    return v;
+}
+
+static inline uint32_t lci_ni_fifo_peek(lci_ni_t *ni, const lci_ni_fifo_t *f)
+{
+    return f->count ? LCI_NI_AT(ni, f->off, uint32_t)[f->head] : LCI_NONE;
+}
+
+/* Lays out an NI in the arena at ni (arena_bytes long) for node `node`
+ * under cfg.  Returns LCI_ERR_CONFIG with the numbers in err if it does not
+ * fit. */
+lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
+                           const lci_config_t *cfg, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,120 @@
+/* lci_ni_layout.c - carves an NI's SRAM arena into its pools at start-up. */
+#include <stdio.h>
+#include <string.h>
+
+#include "lci_ni.h"
+
+typedef struct {
+    uint64_t used, size;
+    const char *failed; /* first part that did not fit */
+} arena_t;
+
+static uint32_t carve(arena_t *a, uint64_t bytes, const char *what)
+{
+    uint64_t off = (a->used + 63) & ~(uint64_t)63;
+    if (a->failed == NULL && off + bytes > a->size) {
+        a->failed = what;
+    }
+    a->used = off + bytes;
+    return (uint32_t)off;
+}
+
+static void fifo_init(lci_ni_fifo_t *f, uint32_t off, uint32_t cap)
+{
+    f->off = off;
+    f->cap = cap;
+    f->head = 0;
+    f->count = 0;
+}
+
+lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
+                           const lci_config_t *cfg, char *err, size_t errlen)
+{
+    arena_t a = {.used = sizeof(lci_ni_t), .size = arena_bytes};
+    memset(ni, 0, sizeof *ni);
+    ni->node = node;
+    ni->nnodes = cfg->nnodes;
+    ni->packet_size = cfg->packet_size;
+    ni->payload_max = cfg->packet_size - (uint32_t)sizeof(lci_wire_hdr_t);
+    ni->nsend = cfg->nsend;
+    ni->nrecv = cfg->nrecv;
+    ni->nbufs = cfg->nsend + cfg->nrecv;
+    ni->window = cfg->window;
+    ni->nring = cfg->nring;
+    ni->nfa = cfg->nfa;
+    ni->ngroups = cfg->ngroups;
+    /* A command holds a send buffer, so a ring as large as the send pool
+     * can never overflow. */
+    ni->ncmd = cfg->nsend;
+    /* Each buffer is transmitted to at most two tree children at once, and
+     * each peer may need one header-only control packet. */
+    ni->ntxd = 2 * ni->nbufs + 2 * cfg->nnodes;
+    ni->rxq_cap = cfg->nrecv + 2 * cfg->nnodes + 16;
+
+    ni->off_bufs = carve(&a, (uint64_t)ni->nbufs * ni->packet_size,
+                         "packet buffers");
+    ni->off_refcnt = carve(&a, ni->nbufs, "buffer reference counts");
+    ni->off_cmd = carve(&a, (uint64_t)ni->ncmd * sizeof(lci_cmd_t),
+                        "command ring");
+    ni->off_free = carve(&a, (uint64_t)ni->nsend * sizeof(lci_free_entry_t),
+                         "free-send ring");
+    ni->off_peers = carve(&a, (uint64_t)cfg->nnodes * sizeof(lci_ni_peer_t),
+                          "per-peer state");
+    ni->off_txd = carve(&a, (uint64_t)ni->ntxd * sizeof(lci_txd_t),
+                        "transmit descriptors");
+    ni->rxq_off = carve(&a, (uint64_t)ni->rxq_cap * sizeof(lci_rxq_entry_t),
+                        "arrival queue");
+    uint32_t off_rfree = carve(&a, (uint64_t)ni->nrecv * 4, "receive free list");
+    uint32_t off_wait = carve(&a, (uint64_t)ni->nrecv * 4, "host-DMA wait queue");
+    uint32_t off_done = carve(&a, (uint64_t)ni->nrecv * 4, "host-DMA done queue");
+    uint32_t off_freed = carve(&a, (uint64_t)ni->nrecv * 4, "transmit-freed queue");
+    ni->off_fa = carve(&a, (uint64_t)ni->nfa * sizeof(int64_t),
+                       "fetch-and-add variables");
+    ni->off_groups = carve(&a, (uint64_t)ni->ngroups * sizeof(lci_ni_group_t),
+                           "multicast groups");
+    ni->off_members = carve(&a, (uint64_t)cfg->group_members * 2,
+                            "multicast group members");
+    if (a.failed) {
+        snprintf(err, errlen,
+                 "NI SRAM of %llu bytes is too small: the %s do not fit "
+                 "(%llu bytes needed for %u send + %u receive buffers of %u "
+                 "bytes, %u nodes); raise --sram or shrink the pools",
+                 (unsigned long long)arena_bytes, a.failed,
+                 (unsigned long long)a.used, cfg->nsend, cfg->nrecv,
+                 cfg->packet_size, cfg->nnodes);
+        return LCI_ERR_CONFIG;
+    }
+    ni->arena_bytes = (uint32_t)arena_bytes;
+    ni->arena_used = (uint32_t)a.used;
+
+    fifo_init(&ni->recv_free, off_rfree, ni->nrecv);
+    fifo_init(&ni->dma_wait, off_wait, ni->nrecv);
+    fifo_init(&ni->dma_done, off_done, ni->nrecv);
+    fifo_init(&ni->tx_freed, off_freed, ni->nrecv);
+    for (uint32_t i = 0; i < ni->nrecv; i++) {
+        lci_ni_fifo_push(ni, &ni->recv_free, ni->nsend + i);
+    }
+    /* Every send buffer starts on the free-send ring, visible at time 0. */
+    for (uint32_t i = 0; i < ni->nsend; i++) {
+        lci_free_entry_t *e = lci_ni_free_entry(ni, i);
+        e->buf = i;
+        e->ni_time = 0;
+    }
+    ni->ni_free_prod = ni->nsend;
+    for (uint32_t i = 0; i < ni->ntxd; i++) {
+        lci_ni_txd(ni, i)->next = i + 1 < ni->ntxd ? i + 1 : LCI_NONE;
+    }
+    ni->txd_free = 0;
+    for (uint32_t p = 0; p < cfg->nnodes; p++) {
+        lci_ni_peer_t *peer = lci_ni_peer(ni, p);
+        peer->credits = cfg->window;
+        peer->blocked_head = peer->blocked_tail = LCI_NONE;
+    }
+    ni->ni_ring_limit = ni->nring; /* the whole ring is free */
+    /* Group 0 is every node; its member list is implicit. */
+    lci_ni_group_t *g0 = lci_ni_group(ni, 0);
+    g0->nmembers = cfg->nnodes;
+    g0->members = LCI_NONE;
+    g0->self = (int32_t)node;
+    return LCI_OK;
+}

@@ -1,0 +1,171 @@
+/*
+ * lci_wire.c - links and switches: timing, the link-level sequence and CRC
+ * checks of the receiving hardware, and fault injection.
+ */
+#include <string.h>
+
+#include "lci_crc.h"
+#include "lci_fw.h"
+#include "lci_hw.h"
+#include "lci_sched.h"
+
+typedef struct {
+    uint32_t src;
+    uint32_t bytes;
+    uint64_t reserved;
+    /* header and payload follow */
+} wire_slot_t;
+
+static wire_slot_t *wire_slot(uint32_t idx)
+{
+    lci_seg_t *s = lci_seg();
+    return (wire_slot_t *)(lci_world.base + s->off_wire +
+                           (uint64_t)idx * s->wire_slot_bytes);
+}
+
+static uint32_t *wire_free_stack(void)
+{
+    return (uint32_t *)(lci_world.base + lci_seg()->off_wire_free);
+}
+
+static uint64_t ns_for_bytes(uint64_t bytes, double mb_per_s)
+{
+    /* 1 MB/s is one byte per microsecond. */
+    return (uint64_t)((double)bytes * 1000.0 / mb_per_s + 0.5);
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* splitmix64: a deterministic stream of fault decisions from the seed. */
+static uint64_t fault_random(uint64_t seed, uint64_t n)
+{
+    uint64_t z = seed + (n + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double fault_uniform(uint64_t seed, uint64_t n)
+{
+    return (double)(fault_random(seed, n) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                     const void *payload, uint32_t buf)
+{
+    lci_seg_t *s = lci_seg();
+    const lci_profile_t *p = &s->prof;
+    lci_ni_t *dst = lci_world_ni(hdr->dst);
+    uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
+
+    /* Link hardware: per-destination sequence and CRC. */
+    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
+    hdr->link_seq = ++peer->link_tx;
+    hdr->crc = 0;
+    uint32_t crc = lci_crc32(hdr, sizeof *hdr);
+    crc = lci_crc32_update(crc, payload, hdr->len);
+    hdr->crc = crc;
+
+    /* Cut-through through one crossbar switch; the receiver's wire DMA
+     * drains packets one at a time, and back-pressure holds the sender's
+     * link until its packet has drained. */
+    uint64_t dur = ns_for_bytes(bytes, p->link_mb_s);
+    uint64_t latency = (uint64_t)(p->switch_hop_ns + 2 * p->wire_ns);
+    uint64_t start = max_u64(now, ni->tx_free) + (uint64_t)p->ni_dma_setup_ns;
+    uint64_t rx_start = max_u64(start + latency, dst->rx_free);
+    uint64_t rx_end = rx_start + dur;
+    dst->rx_free = rx_end;
+    ni->tx_free = max_u64(start + dur, rx_end - latency);
+    if (buf != LCI_NONE) {
+        lci_sim_post(ni->tx_free, LCI_EV_TX_DONE, ni->node, buf, 0);
+    }
+
+    /* Fault injection: decided per packet from the seed, never by the
+     * protocol code. */
+    uint64_t n = s->packets_on_wire++;
+    int is_data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
+    const lci_fault_config_t *f = &s->cfg.fault;
+    if (is_data && f->drop_nth != 0 && n + 1 == f->drop_nth) {
+        return;
+    }
+    if (f->drop > 0 && fault_uniform(f->seed, 2 * n) < f->drop) {
+        return;
+    }
+    if (s->wire_free_count == 0) {
+        lci_sched_fail((int)ni->node, LCI_ERR_CONFIG,
+                       "the network ran out of in-flight packet slots (%u)",
+                       s->nwire);
+    }
+    uint32_t idx = wire_free_stack()[--s->wire_free_count];
+    wire_slot_t *ws = wire_slot(idx);
+    ws->src = ni->node;
+    ws->bytes = bytes;
+    memcpy(ws + 1, hdr, sizeof *hdr);
+    memcpy((char *)(ws + 1) + sizeof *hdr, payload, hdr->len);
+    if (f->corrupt > 0 && fault_uniform(f->seed, 2 * n + 1) < f->corrupt) {
+        uint64_t r = fault_random(f->seed ^ 0x5bd1e995, n);
+        ((unsigned char *)(ws + 1))[r % bytes] ^= (unsigned char)(1u << (r >> 32) % 8);
+    }
+    lci_sim_post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
+}
+
+void lci_hw_on_wire_arrive(const lci_event_t *ev)
+{
+    lci_seg_t *s = lci_seg();
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    wire_slot_t *ws = wire_slot(ev->a);
+    lci_wire_hdr_t hdr;
+    memcpy(&hdr, ws + 1, sizeof hdr);
+    const char *payload = (const char *)(ws + 1) + sizeof hdr;
+    uint32_t status = LCI_HW_OK;
+
+    /* CRC over what arrived, the crc field taken as zero. */
+    uint32_t got = hdr.crc;
+    lci_wire_hdr_t zero = hdr;
+    zero.crc = 0;
+    uint32_t len = hdr.len;
+    if (sizeof hdr + len > ws->bytes) {
+        len = ws->bytes - (uint32_t)sizeof hdr; /* damaged length field */
+    }
+    uint32_t crc = lci_crc32(&zero, sizeof zero);
+    crc = lci_crc32_update(crc, payload, len);
+    if (crc != got || sizeof hdr + hdr.len != ws->bytes ||
+        hdr.len > ni->payload_max || hdr.dst != ni->node ||
+        hdr.hop_src >= ni->nnodes) {
+        status = LCI_HW_CRC;
+    } else {
+        lci_ni_peer_t *peer = lci_ni_peer(ni, hdr.hop_src);
+        uint16_t expect = (uint16_t)(peer->link_rx + 1);
+        if (hdr.link_seq == expect) {
+            peer->link_rx = expect;
+        } else if ((int16_t)(uint16_t)(hdr.link_seq - expect) > 0) {
+            status = LCI_HW_SEQ_GAP;
+            peer->link_rx = hdr.link_seq;
+        } else {
+            status = LCI_HW_SEQ_DUP;
+        }
+    }
+    /* The wire DMA stores the packet in a free receive buffer, if the NI
+     * has one; control packets need none. */
+    uint32_t buf = LCI_NONE;
+    if (status == LCI_HW_OK && !lci_pkt_is_control(hdr.type)) {
+        buf = lci_ni_fifo_pop(ni, &ni->recv_free);
+        if (buf != LCI_NONE) {
+            memcpy(lci_ni_buf(ni, buf), ws + 1, sizeof hdr + hdr.len);
+            *lci_ni_refcnt(ni, buf) = 1;
+        }
+    }
+    uint32_t link_src = ws->src;
+    wire_free_stack()[s->wire_free_count++] = ev->a;
+    ni->counters.pkts_recv++;
+    lci_fw_arrived(ni, ev->time, &hdr, buf, status, link_src);
+}
+
+void lci_hw_on_tx_done(const lci_event_t *ev)
+{
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    lci_fw_tx_done(ni, ev->time, ev->a);
+}

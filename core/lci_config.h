@@ -1,0 +1,61 @@
+/*
+ * lci_config.h - the run configuration: sizes of the emulated NI and host
+ * structures (the paper's Table 3), fault injection and simulation knobs.
+ * lci-run fills it from its options and LCI_* variables and stores it in the
+ * shared segment, so every node sees the same values.
+ */
+#ifndef LCI_CONFIG_H
+#define LCI_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lci.h"
+
+#define LCI_MAX_NODES 1024
+#define LCI_NAME_MAX 64
+
+typedef enum { LCI_COMPUTE_ZERO = 0, LCI_COMPUTE_SCALED = 1 } lci_compute_mode_t;
+
+typedef struct {
+    double drop;       /* probability a packet is lost on the wire */
+    double corrupt;    /* probability a packet is damaged on the wire */
+    uint64_t drop_nth; /* drop the n-th data packet on the wire (0: off) */
+    uint64_t seed;     /* fault randomness */
+} lci_fault_config_t;
+
+typedef struct {
+    uint32_t nnodes;
+    uint32_t packet_size;  /* bytes per buffer, header included */
+    uint32_t nsend;        /* NI send pool (buffers) */
+    uint32_t nrecv;        /* NI receive pool (buffers) */
+    uint32_t window;       /* send window (packets) */
+    uint32_t nring;        /* host receive ring (buffers) */
+    uint32_t nfa;          /* fetch-and-add variables per NI */
+    uint32_t ngroups;      /* multicast groups per NI, group 0 included */
+    uint32_t group_members;/* member slots for all groups of an NI */
+    uint64_t sram_bytes;   /* NI SRAM arena */
+    uint64_t lookahead_ns; /* how far a host may run ahead (sim) */
+    uint64_t seed;
+    uint32_t compute;      /* lci_compute_mode_t */
+    uint32_t pin;          /* sim: run every node on one core */
+    uint32_t trace_hash;   /* print the event trace hash at the end */
+    uint32_t stats;        /* print counters at the end */
+    lci_fault_config_t fault;
+    char decomp[LCI_NAME_MAX];
+    char platform[LCI_NAME_MAX];
+} lci_config_t;
+
+/* Defaults for nnodes nodes and the given packet size (Table 3). */
+void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
+                         uint32_t packet_size);
+
+/* Derives what depends on other values (window from pool and node count)
+ * and checks the configuration; on error writes a message. */
+lci_status_t lci_config_finish(lci_config_t *cfg, char *err, size_t errlen);
+
+/* Parses a fault specification "drop=P,corrupt=P,drop-nth=K,seed=S". */
+lci_status_t lci_fault_parse(const char *spec, lci_fault_config_t *fault,
+                             char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * lci_sched.c - the turn, the event queue and the hosts' clocks (see
+ * lci_sched.h for the rules).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "lci_sched.h"
+
+/* ---- futex hand-off ------------------------------------------------- */
+
+static void futex_wait_word(_Atomic uint32_t *word, uint32_t val)
+{
+    /* Not FUTEX_PRIVATE: the word is shared between processes. */
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+
+static void futex_wake_word(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+static void give_turn(uint32_t to)
+{
+    lci_host_shared_t *h = lci_world_host(to);
+    lci_seg()->turn = to;
+    /* Release: everything this process wrote to the segment is visible to
+     * the next holder of the turn. */
+    atomic_store_explicit(&h->go, 1, memory_order_release);
+    futex_wake_word(&h->go);
+}
+
+static void take_turn(uint32_t self)
+{
+    lci_host_shared_t *h = lci_world_host(self);
+    /* Acquire: pairs with give_turn's release. */
+    while (atomic_load_explicit(&h->go, memory_order_acquire) == 0) {
+        futex_wait_word(&h->go, 0);
+        lci_sched_check_abort();
+    }
+    atomic_store_explicit(&h->go, 0, memory_order_relaxed);
+    lci_sched_check_abort();
+}
+
+/* ---- event heap, ordered by (time, seq) ------------------------------ */
+
+static int ev_before(const lci_event_t *a, const lci_event_t *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
+                  uint64_t b)
+{
+    lci_seg_t *s = lci_seg();
+    lci_event_t *heap = lci_world_heap();
+    if (s->heap_count == s->heap_cap) {
+        lci_sched_fail((int)node, LCI_ERR_CONFIG,
+                       "the event queue is full (%llu events); run lci-run "
+                       "with a larger --events",
+                       (unsigned long long)s->heap_cap);
+    }
+    lci_event_t ev = {.time = time, .seq = s->next_seq++, .type = type,
+                      .node = (uint16_t)node, .a = a, .b = b};
+    uint64_t i = s->heap_count++;
+    while (i > 0) {
+        uint64_t parent = (i - 1) / 2;
+        if (!ev_before(&ev, &heap[parent])) {
+            break;
+        }
+        heap[i] = heap[parent];
+        i = parent;
+    }
+    heap[i] = ev;
+    if (s->heap_count > s->heap_peak) {
+        s->heap_peak = s->heap_count;
+    }
+}
+
+static lci_event_t heap_pop(void)
+{
+    lci_seg_t *s = lci_seg();
+    lci_event_t *heap = lci_world_heap();
+    lci_event_t top = heap[0];
+    lci_event_t last = heap[--s->heap_count];
+    uint64_t n = s->heap_count, i = 0;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && ev_before(&heap[c + 1], &heap[c])) {
+            c++;
+        }
+        if (!ev_before(&heap[c], &last)) {
+            break;
+        }
+        heap[i] = heap[c];
+        i = c;
+    }
+    if (n > 0) {
+        heap[i] = last;
+    }
+    return top;
+}
+
+static uint64_t next_event_time(void)
+{
+    lci_seg_t *s = lci_seg();
+    return s->heap_count ? lci_world_heap()[0].time : LCI_TIME_INF;
+}
+
+static void fnv_mix(uint64_t *h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        *h ^= (v >> (8 * i)) & 0xff;
+        *h *= 0x100000001b3ULL;
+    }
+}
+
+/* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
+void lci_fw_fault_check(uint32_t node);
+
+static void run_one_event(void)
+{
+    lci_seg_t *s = lci_seg();
+    lci_event_t ev = heap_pop();
+    s->events_run++;
+    fnv_mix(&s->trace_hash, ev.time);
+    fnv_mix(&s->trace_hash, ((uint64_t)ev.type << 32) | ev.node);
+    fnv_mix(&s->trace_hash, ev.a);
+    fnv_mix(&s->trace_hash, ev.b);
+    if (ev.type == 0 || ev.type >= LCI_EV_MAX || !lci_event_table[ev.type]) {
+        lci_sched_fail(ev.node, LCI_ERR_PLATFORM, "unknown event type %u",
+                       ev.type);
+    }
+    lci_event_table[ev.type](&ev);
+    lci_fw_fault_check(ev.node);
+}
+
+/* ---- choosing who runs ----------------------------------------------- */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > LCI_TIME_INF - b ? LCI_TIME_INF : a + b;
+}
+
+/* Smallest clock among READY hosts other than self; *who_p its rank. */
+static uint64_t min_ready_other(uint32_t self, int *who_p)
+{
+    lci_seg_t *s = lci_seg();
+    uint64_t m = LCI_TIME_INF;
+    int who = -1;
+    lci_host_shared_t *h = lci_world_host(0);
+    for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
+        if (j != self && h[j].status == LCI_HOST_READY && h[j].clock < m) {
+            m = h[j].clock;
+            who = (int)j;
+        }
+    }
+    *who_p = who;
+    return m;
+}
+
+static const char *status_name(uint32_t st)
+{
+    switch (st) {
+    case LCI_HOST_READY:
+        return "running";
+    case LCI_HOST_WAITING:
+        return "waiting for a packet";
+    case LCI_HOST_IDLE:
+        return "polling with nothing to receive";
+    case LCI_HOST_EXITED:
+        return "finalized";
+    default:
+        return "?";
+    }
+}
+
+static void report_deadlock(uint32_t self) __attribute__((noreturn));
+static void report_deadlock(uint32_t self)
+{
+    lci_seg_t *s = lci_seg();
+    char msg[3800];
+    size_t off = 0;
+    off += (size_t)snprintf(msg + off, sizeof msg - off,
+                            "deadlock: every node waits and nothing is in "
+                            "flight;");
+    uint32_t shown = 0;
+    for (uint32_t j = 0; j < s->cfg.nnodes && off < sizeof msg - 80; j++) {
+        lci_host_shared_t *h = lci_world_host(j);
+        if (h->status == LCI_HOST_EXITED) {
+            continue;
+        }
+        off += (size_t)snprintf(msg + off, sizeof msg - off,
+                                " node %u %s at %.3f us;", j,
+                                status_name(h->status), h->clock / 1000.0);
+        shown++;
+    }
+    (void)shown;
+    lci_sched_fail((int)self, LCI_ERR_DEADLOCK, "%s", msg);
+}
+
+/* Nothing is runnable and no event is pending.  Hosts spinning on an empty
+ * poll get their poll back (as if they had spun until now) once per round
+ * of progress; when that too changes nothing, the cluster is deadlocked. */
+static void cluster_idle(uint32_t self)
+{
+    lci_seg_t *s = lci_seg();
+    int any_idle = 0, any_waiting = 0;
+    for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
+        uint32_t st = lci_world_host(j)->status;
+        any_idle |= st == LCI_HOST_IDLE;
+        any_waiting |= st == LCI_HOST_WAITING;
+    }
+    if (!any_idle && !any_waiting) {
+        return; /* everyone finished */
+    }
+    if (any_idle && s->events_run != s->events_at_idle) {
+        s->events_at_idle = s->events_run;
+        for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
+            lci_host_shared_t *h = lci_world_host(j);
+            if (h->status == LCI_HOST_IDLE) {
+                h->status = LCI_HOST_READY;
+                h->woken_idle = 1;
+            }
+        }
+        return;
+    }
+    report_deadlock(self);
+}
+
+void lci_sched_sync(uint32_t self)
+{
+    lci_seg_t *s = lci_seg();
+    lci_host_shared_t *me = lci_world_host(self);
+    for (;;) {
+        lci_sched_check_abort();
+        int who;
+        uint64_t m = min_ready_other(self, &who);
+        uint64_t t = me->clock;
+        uint64_t lim = sat_add(t < m ? t : m, s->lookahead_ns);
+        uint64_t te = next_event_time();
+        if (te <= t && te < lim) {
+            run_one_event();
+            continue;
+        }
+        if (t < sat_add(m, s->lookahead_ns)) {
+            return;
+        }
+        give_turn((uint32_t)who);
+        take_turn(self);
+    }
+}
+
+int lci_sched_wait(uint32_t self, lci_host_status_t how)
+{
+    lci_seg_t *s = lci_seg();
+    lci_host_shared_t *me = lci_world_host(self);
+    me->status = how;
+    me->woken_idle = 0;
+    while (me->status != LCI_HOST_READY) {
+        lci_sched_check_abort();
+        int who;
+        uint64_t m = min_ready_other(self, &who);
+        uint64_t te = next_event_time();
+        if (te != LCI_TIME_INF && te < sat_add(m, s->lookahead_ns)) {
+            run_one_event();
+            continue;
+        }
+        if (who >= 0) {
+            give_turn((uint32_t)who);
+            take_turn(self);
+            continue;
+        }
+        cluster_idle(self);
+    }
+    lci_sched_sync(self);
+    return (int)me->woken_idle;
+}
+
+void lci_sched_wake(uint32_t node, uint64_t time)
+{
+    lci_host_shared_t *h = lci_world_host(node);
+    if (h->status == LCI_HOST_WAITING || h->status == LCI_HOST_IDLE) {
+        h->status = LCI_HOST_READY;
+        h->woken_idle = 0;
+        if (h->clock < time) {
+            h->clock = time;
+        }
+    }
+}
+
+void lci_sched_exit(uint32_t self)
+{
+    lci_seg_t *s = lci_seg();
+    lci_world_host(self)->status = LCI_HOST_EXITED;
+    for (;;) {
+        lci_sched_check_abort();
+        int who;
+        uint64_t m = min_ready_other(self, &who);
+        uint64_t te = next_event_time();
+        if (te != LCI_TIME_INF && te < sat_add(m, s->lookahead_ns)) {
+            run_one_event();
+            continue;
+        }
+        if (who >= 0) {
+            give_turn((uint32_t)who);
+            return;
+        }
+        cluster_idle(self);
+        if (min_ready_other(self, &who) == LCI_TIME_INF &&
+            next_event_time() == LCI_TIME_INF) {
+            return; /* every host finalized and nothing is in flight */
+        }
+    }
+}
+
+void lci_sched_start(uint32_t self)
+{
+    lci_world_host(self)->started = 1;
+    take_turn(self);
+    lci_sched_sync(self);
+}
+
+void lci_sched_check_abort(void)
+{
+    if (atomic_load_explicit(&lci_seg()->abort, memory_order_acquire)) {
+        _exit(LCI_EXIT_ABORTED);
+    }
+}
+
+void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
+{
+    lci_seg_t *s = lci_seg();
+    uint32_t expected = 0;
+    if (atomic_compare_exchange_strong(&s->abort, &expected, 1)) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(s->abort_msg, sizeof s->abort_msg, fmt, ap);
+        va_end(ap);
+        s->abort_node = node;
+        s->abort_status = status;
+        for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
+            lci_host_shared_t *h = lci_world_host(j);
+            atomic_store_explicit(&h->go, 1, memory_order_release);
+            futex_wake_word(&h->go);
+        }
+    }
+    _exit(LCI_EXIT_ABORTED);
+}

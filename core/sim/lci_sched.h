@@ -1,0 +1,74 @@
+/*
+ * lci_sched.h - the deterministic discrete-event scheduler of the sim
+ * platform.
+ *
+ * Exactly one node process holds the turn.  A host runs its own application
+ * code while its clock is (within the lookahead) the smallest among runnable
+ * hosts.  When it enters LCI it first executes every pending event that can
+ * no longer be affected by another host -- other NIs' firmware and the wire
+ * included -- and hands the turn on only when another host must run
+ * application code first.  Events are plain data executed through one table,
+ * so any process can execute any event.
+ *
+ * Lookahead: a host action reaches its NI no earlier than the doorbell
+ * latency d after the host's clock, so events earlier than
+ * (smallest runnable host clock + d) are final.  The scheduler uses
+ * min(lookahead, d), which keeps the simulation exact.
+ */
+#ifndef LCI_SCHED_H
+#define LCI_SCHED_H
+
+#include <stdint.h>
+
+#include "lci.h"
+#include "lci_world.h"
+
+typedef enum {
+    LCI_EV_DOORBELL = 1,    /* host -> NI: commands up to a = producer */
+    LCI_EV_RING_UPDATE = 2, /* host -> NI: ring slots released up to a */
+    LCI_EV_FW_RUN = 3,      /* NI processor: run one firmware work item */
+    LCI_EV_WIRE_ARRIVE = 4, /* link: packet in wire slot a reaches node */
+    LCI_EV_TX_DONE = 5,     /* send DMA done: release buffer a */
+    LCI_EV_HDMA_DONE = 6,   /* host DMA of buffer a into ring slot b done */
+    LCI_EV_WATCHDOG = 7,    /* polling watchdog expired */
+    LCI_EV_INTR_ENABLE = 8, /* host -> NI: interrupts on (a = 1) / off */
+    LCI_EV_MAX = 9
+} lci_event_type_t;
+
+typedef void (*lci_event_handler_func_t)(const lci_event_t *ev);
+
+/* The one dispatch table (fw-host-split/lci_event_table.c). */
+extern const lci_event_handler_func_t lci_event_table[LCI_EV_MAX];
+
+/* Schedules an event. */
+void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
+                  uint64_t b);
+
+/* The calling host (status READY) waits until it may run at its clock,
+ * executing events and handing the turn on meanwhile. */
+void lci_sched_sync(uint32_t self);
+
+/* The calling host waits (WAITING, or IDLE for a spinning poll) until an
+ * event wakes it; then as lci_sched_sync().  Returns 1 if it was woken only
+ * because the whole cluster was idle (nothing arrived). */
+int lci_sched_wait(uint32_t self, lci_host_status_t how);
+
+/* From event handlers: the host of node may have something to see at time. */
+void lci_sched_wake(uint32_t node, uint64_t time);
+
+/* The calling host has finished: drain what must be drained, pass the turn
+ * on, never to take it again. */
+void lci_sched_exit(uint32_t self);
+
+/* Waits for the first turn (from lci_init). */
+void lci_sched_start(uint32_t self);
+
+/* Stops the whole run: records the message for lci-run, wakes every node,
+ * and exits this process. */
+void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 3, 4)));
+
+/* Exits this process if the run was stopped. */
+void lci_sched_check_abort(void);
+
+#endif

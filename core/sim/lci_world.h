@@ -1,0 +1,144 @@
+/*
+ * lci_world.h - the shared segment: everything the cluster owns.
+ *
+ * lci-run creates one shared memory segment and every node process maps it.
+ * It holds the configuration, the cost profile, the scheduler (event queue,
+ * turn, each host's clock and status), every NI's SRAM arena, every host's
+ * receive ring and the network's in-flight packet slots.  All of it is found
+ * by offsets from the segment start, so the mapping address may differ
+ * between processes.
+ */
+#ifndef LCI_WORLD_H
+#define LCI_WORLD_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "lci.h"
+#include "lci_config.h"
+#include "lci_contract.h"
+#include "lci_ni.h"
+#include "lci_profile.h"
+
+#define LCI_SEG_MAGIC 0x4c4349534547ULL /* "LCISEG" */
+#define LCI_SEG_VERSION 1
+#define LCI_TIME_INF UINT64_MAX
+
+/* Exit status of a node process that stops because the run was stopped. */
+#define LCI_EXIT_ABORTED 70
+
+typedef enum {
+    LCI_HOST_READY = 0,    /* runnable at its clock */
+    LCI_HOST_WAITING = 1,  /* waits for an arrival; woken by the NI */
+    LCI_HOST_IDLE = 2,     /* spins on an empty poll: woken by an arrival or
+                              when the whole cluster is idle */
+    LCI_HOST_EXITED = 3,   /* finalized */
+} lci_host_status_t;
+
+/* One event: plain data, executed by whichever process holds the turn. */
+typedef struct {
+    uint64_t time;
+    uint64_t seq;
+    uint16_t type;
+    uint16_t node;
+    uint32_t a;
+    uint64_t b;
+} lci_event_t;
+
+typedef struct {
+    uint64_t clock;       /* virtual ns */
+    uint32_t status;      /* lci_host_status_t */
+    _Atomic uint32_t go;  /* futex word: 1 when this host holds the turn */
+    int32_t pid;
+    uint32_t started;     /* lci_init reached */
+    uint32_t woken_idle;  /* left IDLE because the cluster was idle */
+    uint32_t reserved;
+    uint64_t busy_ns;     /* time charged for LCI work */
+    uint64_t delivered;   /* packets handed to the upcall */
+} lci_host_shared_t;
+
+typedef struct {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t reserved;
+    uint64_t size;
+    lci_config_t cfg;
+    lci_profile_t prof;
+
+    /* ---- scheduler ---- */
+    uint32_t turn;
+    _Atomic uint32_t abort;  /* nonzero: the run is over, exit */
+    int32_t abort_node;
+    int32_t abort_status;    /* lci_status_t */
+    char abort_msg[4096];
+    uint64_t trace_hash;
+    uint64_t events_run;
+    uint64_t events_at_idle; /* events_run when idle hosts were last woken */
+    uint64_t heap_count, heap_cap, next_seq;
+    uint64_t heap_peak;
+    uint64_t lookahead_ns;
+    uint64_t packets_on_wire;
+
+    /* ---- offsets ---- */
+    uint64_t off_hosts, off_heap, off_sram, off_rings, off_wire, off_wire_free;
+    uint64_t sram_stride, ring_stride, ring_slot_bytes, wire_slot_bytes;
+    uint32_t nwire, wire_free_count;
+} lci_seg_t;
+
+/* This process's view of the segment. */
+typedef struct {
+    lci_seg_t *seg;
+    char *base;
+} lci_world_t;
+
+extern lci_world_t lci_world;
+
+static inline lci_seg_t *lci_seg(void)
+{
+    return lci_world.seg;
+}
+
+static inline const lci_profile_t *lci_prof(void)
+{
+    return &lci_world.seg->prof;
+}
+
+static inline lci_host_shared_t *lci_world_host(uint32_t node)
+{
+    return (lci_host_shared_t *)(lci_world.base + lci_world.seg->off_hosts) +
+           node;
+}
+
+static inline lci_ni_t *lci_world_ni(uint32_t node)
+{
+    return (lci_ni_t *)(lci_world.base + lci_world.seg->off_sram +
+                        node * lci_world.seg->sram_stride);
+}
+
+static inline lci_ring_slot_t *lci_world_ring_slot(uint32_t node, uint32_t idx)
+{
+    lci_seg_t *s = lci_world.seg;
+    return (lci_ring_slot_t *)(lci_world.base + s->off_rings +
+                               node * s->ring_stride +
+                               (uint64_t)(idx % s->cfg.nring) *
+                                   s->ring_slot_bytes);
+}
+
+static inline lci_event_t *lci_world_heap(void)
+{
+    return (lci_event_t *)(lci_world.base + lci_world.seg->off_heap);
+}
+
+/* Size of the segment for cfg (events: event-queue capacity). */
+uint64_t lci_world_size(const lci_config_t *cfg, uint64_t events);
+
+/* Lays out and initialises a fresh segment at base (zeroed, size bytes):
+ * every NI, ring and the scheduler.  On error writes a message. */
+lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
+                            const lci_profile_t *prof, uint64_t events,
+                            char *err, size_t errlen);
+
+/* Makes base (a mapping of an initialised segment) this process's world. */
+lci_status_t lci_world_attach(void *base);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * lci_contract.h - the contract between the host library and the NI
+ * firmware, and the packet format on the wire.  Nothing else lives here.
+ *
+ * Host -> NI: the host takes a send buffer from the free-send ring, fills
+ * it by PIO, writes a command into the command ring and rings the doorbell
+ * (writes the producer index).  NI -> host: the NI DMAs each packet into the
+ * next slot of the host receive ring and sets the slot's full flag; it
+ * returns send buffers through the free-send ring.
+ *
+ * Everything the NI writes for the host carries the (virtual) time at which
+ * it becomes visible, so a host never sees the future on the simulated
+ * platform.  Fields written by the NI are prefixed ni_, fields written by the
+ * host h_.
+ */
+#ifndef LCI_CONTRACT_H
+#define LCI_CONTRACT_H
+
+#include <stdint.h>
+
+#include "lci.h"
+
+/* ---- wire packet header -------------------------------------------- */
+
+typedef enum {
+    LCI_PKT_DATA = 1,   /* unicast data */
+    LCI_PKT_MCAST = 2,  /* multicast data, forwarded along the tree */
+    LCI_PKT_CREDIT = 3, /* explicit acknowledgement: credits / ack number */
+    LCI_PKT_FA_REQ = 4, /* fetch-and-add request */
+    LCI_PKT_FA_REP = 5, /* fetch-and-add reply */
+    LCI_PKT_NACK = 6,   /* retransmission request */
+    LCI_PKT_TYPE_MAX = 7
+} lci_pkt_type_t;
+
+enum {
+    LCI_HF_INTERNAL = 1u << 0, /* for the LCI library itself (barrier) */
+    LCI_HF_ACKREQ = 1u << 1,   /* receiver should acknowledge at once */
+};
+
+typedef struct {
+    uint32_t crc;       /* CRC-32 over the header (crc = 0) and payload */
+    uint16_t len;       /* payload bytes */
+    uint8_t type;       /* lci_pkt_type_t */
+    uint8_t flags;      /* LCI_HF_* */
+    uint16_t origin;    /* node that created the packet (multicast root) */
+    uint16_t dst;       /* next hop: the NI this transmission goes to */
+    uint16_t hop_src;   /* the NI that transmitted it (tree neighbour) */
+    uint16_t credits;   /* piggybacked: buffers released for hop_src */
+    uint16_t group;     /* multicast group id */
+    uint16_t seq;       /* go-back-N sequence number */
+    uint16_t ack;       /* go-back-N cumulative acknowledgement */
+    uint16_t link_seq;  /* stamped and checked by the link hardware */
+    uint32_t aux;       /* F&A: variable | token */
+    uint32_t reserved;
+} lci_wire_hdr_t;
+_Static_assert(sizeof(lci_wire_hdr_t) == 32, "wire header is 32 bytes");
+
+/* Control packets are header-only and need no receive buffer. */
+static inline int lci_pkt_is_control(uint8_t type)
+{
+    return type == LCI_PKT_CREDIT || type == LCI_PKT_NACK;
+}
+
+/* Status the receiving link hardware attaches to an arrived packet. */
+typedef enum {
+    LCI_HW_OK = 0,
+    LCI_HW_CRC = 1,      /* CRC mismatch: the packet was damaged */
+    LCI_HW_SEQ_GAP = 2,  /* a packet on this link went missing before it */
+    LCI_HW_SEQ_DUP = 3,  /* this packet was seen before */
+} lci_hw_status_t;
+
+/* ---- host -> NI command ring --------------------------------------- */
+
+typedef enum {
+    LCI_CMD_SEND = 1,  /* unicast buf to dst */
+    LCI_CMD_MCAST = 2, /* multicast buf to group (dst = group) */
+    LCI_CMD_FA = 3,    /* fetch-and-add request in buf to dst */
+} lci_cmd_op_t;
+
+typedef struct {
+    uint32_t buf;  /* send buffer index */
+    uint16_t len;  /* payload bytes */
+    uint16_t dst;  /* destination node or group id */
+    uint8_t op;    /* lci_cmd_op_t */
+    uint8_t flags; /* LCI_HF_* for the header */
+    uint16_t reserved;
+    uint32_t aux;
+} lci_cmd_t;
+_Static_assert(sizeof(lci_cmd_t) == 16, "command descriptor is 16 bytes");
+
+/* ---- NI -> host receive ring slot ---------------------------------- */
+
+typedef struct {
+    uint32_t ni_full;   /* 1 when the NI filled the slot */
+    uint32_t h_kept;    /* the client kept the packet (host-private use) */
+    uint64_t ni_time;   /* virtual time the slot became full */
+    lci_wire_hdr_t hdr; /* header as received */
+    /* payload follows, packet-size bytes */
+} lci_ring_slot_t;
+_Static_assert(sizeof(lci_ring_slot_t) == 48, "ring slot header is 48 bytes");
+
+/* ---- NI -> host free-send ring entry ------------------------------- */
+
+typedef struct {
+    uint32_t buf;     /* send buffer index */
+    uint32_t reserved;
+    uint64_t ni_time; /* when the buffer became free */
+} lci_free_entry_t;
+
+/* ---- firmware failure codes (reported to the host; no stdio on NI) -- */
+
+typedef enum {
+    LCI_FW_OK = 0,
+    LCI_FW_RXNO_CRC = 1,       /* RX_no: damaged packet arrived */
+    LCI_FW_RXNO_LOST = 2,      /* RX_no: link reported a lost packet */
+    LCI_FW_RXNO_DUP = 3,       /* RX_no: link reported a duplicate */
+    LCI_FW_RXNO_NOBUF = 4,     /* RX_no: no receive buffer despite credits */
+    LCI_FW_QUEUE_FULL = 5,     /* an NI queue overflowed: sizing error */
+    LCI_FW_BAD_COMMAND = 6,    /* host posted a malformed command */
+} lci_fw_fault_t;
+
+/* Maps a firmware fault to the status the host reports. */
+static inline lci_status_t lci_fw_fault_status(uint32_t fault)
+{
+    switch (fault) {
+    case LCI_FW_OK:
+        return LCI_OK;
+    case LCI_FW_RXNO_CRC:
+    case LCI_FW_RXNO_LOST:
+    case LCI_FW_RXNO_DUP:
+    case LCI_FW_RXNO_NOBUF:
+        return LCI_ERR_PROTOCOL;
+    case LCI_FW_QUEUE_FULL:
+        return LCI_ERR_CONFIG;
+    default:
+        return LCI_ERR_PLATFORM;
+    }
+}
+
+#endif

@@ -1,0 +1,398 @@
+/*
+ * lci_fw.c - the NI firmware's main loop: queues work from the hardware and
+ * runs one work item at a time on the NI processor, charging its cost.
+ */
+#include <string.h>
+
+#include "lci_decomp.h"
+#include "lci_fw.h"
+#include "lci_hw.h"
+#include "lci_sched.h"
+
+/* ---- services -------------------------------------------------------- */
+
+void lci_fw_charge(lci_ni_t *ni, double ns)
+{
+    ni->now += (uint64_t)(ns + 0.5);
+}
+
+void lci_fw_fail(lci_ni_t *ni, uint32_t fault, uint32_t a, uint32_t b,
+                 uint32_t c)
+{
+    if (ni->fault == LCI_FW_OK) {
+        ni->fault = fault;
+        ni->fault_a = a;
+        ni->fault_b = b;
+        ni->fault_c = c;
+    }
+}
+
+uint32_t lci_fw_txd_alloc(lci_ni_t *ni)
+{
+    uint32_t idx = ni->txd_free;
+    if (idx == LCI_NONE) {
+        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, 1, ni->ntxd, 0);
+        return LCI_NONE;
+    }
+    lci_txd_t *d = lci_ni_txd(ni, idx);
+    ni->txd_free = d->next;
+    memset(d, 0, sizeof *d);
+    d->next = LCI_NONE;
+    d->buf = LCI_NONE;
+    return idx;
+}
+
+void lci_fw_txd_free(lci_ni_t *ni, uint32_t txd)
+{
+    lci_ni_txd(ni, txd)->next = ni->txd_free;
+    ni->txd_free = txd;
+}
+
+static void count_sent(lci_ni_t *ni, uint8_t type)
+{
+    switch (type) {
+    case LCI_PKT_DATA:
+        ni->counters.pkts_sent_data++;
+        break;
+    case LCI_PKT_MCAST:
+        ni->counters.pkts_sent_mcast++;
+        break;
+    case LCI_PKT_CREDIT:
+        ni->counters.pkts_sent_ack++;
+        break;
+    case LCI_PKT_NACK:
+        ni->counters.pkts_sent_nack++;
+        break;
+    default:
+        ni->counters.pkts_sent_fa++;
+        break;
+    }
+}
+
+void lci_fw_transmit(lci_ni_t *ni, uint32_t txd)
+{
+    const lci_profile_t *p = lci_prof();
+    lci_txd_t *d = lci_ni_txd(ni, txd);
+    lci_wire_hdr_t hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.type = d->type;
+    hdr.flags = d->flags;
+    hdr.len = d->len;
+    hdr.origin = d->origin;
+    hdr.dst = d->dst;
+    hdr.hop_src = (uint16_t)ni->node;
+    hdr.group = d->group;
+    hdr.aux = d->aux;
+    lci_fw_charge(ni, p->ni_tx_ns);
+    lci_decomp_active->rx->ops.stamp(ni, &hdr);
+    const void *payload = NULL;
+    if (d->buf != LCI_NONE) {
+        payload = lci_ni_buf(ni, d->buf) + sizeof(lci_wire_hdr_t);
+    }
+    count_sent(ni, hdr.type);
+    lci_hw_transmit(ni, ni->now, &hdr, payload, d->buf);
+    lci_fw_txd_free(ni, txd);
+}
+
+void lci_fw_send_control(lci_ni_t *ni, uint32_t peer, uint8_t type)
+{
+    uint32_t txd = lci_fw_txd_alloc(ni);
+    if (txd == LCI_NONE) {
+        return;
+    }
+    lci_txd_t *d = lci_ni_txd(ni, txd);
+    d->type = type;
+    d->dst = (uint16_t)peer;
+    d->origin = (uint16_t)ni->node;
+    lci_fw_transmit(ni, txd);
+}
+
+static uint32_t ring_space(const lci_ni_t *ni)
+{
+    return ni->ni_ring_limit - ni->ni_ring_prod;
+}
+
+void lci_fw_deliver(lci_ni_t *ni, uint32_t buf)
+{
+    (*lci_ni_refcnt(ni, buf))++;
+    if (ni->dma_wait.count == 0 && ring_space(ni) > 0) {
+        lci_hw_host_dma(ni, ni->now, buf, ni->ni_ring_prod++);
+    } else if (lci_ni_fifo_push(ni, &ni->dma_wait, buf) != 0) {
+        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, 2, ni->dma_wait.cap, 0);
+    }
+}
+
+void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
+{
+    uint8_t *ref = lci_ni_refcnt(ni, buf);
+    if (--*ref > 0) {
+        return;
+    }
+    if (buf < ni->nsend) {
+        /* Send buffers go straight back to the host: RX_no reuses them as
+         * soon as they are on the wire. */
+        lci_free_entry_t *e = lci_ni_free_entry(ni, ni->ni_free_prod);
+        e->buf = buf;
+        e->ni_time = now;
+        ni->ni_free_prod++;
+        lci_sched_wake(ni->node, now);
+        return;
+    }
+    uint32_t peer = lci_ni_buf_hdr(ni, buf)->hop_src;
+    lci_ni_fifo_push(ni, &ni->recv_free, buf);
+    lci_decomp_active->rx->ops.released(ni, peer);
+}
+
+/* ---- the processor --------------------------------------------------- */
+
+static void kick(lci_ni_t *ni, uint64_t t)
+{
+    if (!ni->fw_scheduled) {
+        ni->fw_scheduled = 1;
+        lci_sim_post(t > ni->cpu_free ? t : ni->cpu_free, LCI_EV_FW_RUN,
+                     ni->node, 0, 0);
+    }
+}
+
+static int has_work(const lci_ni_t *ni)
+{
+    return ni->dma_done.count || ni->tx_freed.count || ni->rxq_count ||
+           ni->ni_cmd_cons != ni->ni_cmd_limit ||
+           (ni->dma_wait.count && ring_space(ni) > 0);
+}
+
+static void drain_dma_wait(lci_ni_t *ni)
+{
+    while (ni->dma_wait.count && ring_space(ni) > 0) {
+        uint32_t buf = lci_ni_fifo_pop(ni, &ni->dma_wait);
+        lci_hw_host_dma(ni, ni->now, buf, ni->ni_ring_prod++);
+    }
+}
+
+static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
+{
+    const lci_decomp_t *dc = lci_decomp_active;
+    lci_fw_charge(ni, lci_prof()->ni_rx_ns);
+    if (!dc->rx->ops.accept(ni, e)) {
+        return; /* the policy disposed of it */
+    }
+    uint32_t buf = e->buf;
+    switch (e->hdr.type) {
+    case LCI_PKT_DATA:
+    case LCI_PKT_FA_REP:
+        lci_fw_deliver(ni, buf);
+        break;
+    case LCI_PKT_MCAST: {
+        const lci_ni_group_t *g = e->hdr.group < ni->ngroups
+                                      ? lci_ni_group(ni, e->hdr.group)
+                                      : NULL;
+        if (g == NULL || g->nmembers == 0 || g->self < 0 ||
+            e->hdr.aux >= g->nmembers) {
+            ni->counters.drops_malformed++;
+            break;
+        }
+        if (dc->mc_place == LCI_PLACE_NI) {
+            dc->mc->ops.forward(ni, buf, &e->hdr);
+        }
+        lci_fw_deliver(ni, buf);
+        break;
+    }
+    case LCI_PKT_FA_REQ:
+        if (dc->fa_place == LCI_PLACE_NI) {
+            dc->fa->ops.serve(ni, buf);
+        } else {
+            lci_fw_deliver(ni, buf);
+        }
+        break;
+    case LCI_PKT_CREDIT:
+        break; /* flow-control fields only: the policy took them */
+    default:
+        ni->counters.drops_malformed++;
+        break;
+    }
+    if (buf != LCI_NONE) {
+        lci_fw_buf_put(ni, ni->now, buf); /* the arrival's own reference */
+    }
+}
+
+static void handle_command(lci_ni_t *ni)
+{
+    const lci_decomp_t *dc = lci_decomp_active;
+    lci_cmd_t cmd = *lci_ni_cmd(ni, ni->ni_cmd_cons++);
+    lci_fw_charge(ni, lci_prof()->ni_cmd_ns);
+    if (cmd.buf >= ni->nsend || cmd.len > ni->payload_max) {
+        ni->counters.drops_malformed++;
+        return;
+    }
+    lci_wire_hdr_t hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.len = cmd.len;
+    hdr.flags = cmd.flags;
+    hdr.origin = (uint16_t)ni->node;
+    hdr.aux = cmd.aux;
+    *lci_ni_refcnt(ni, cmd.buf) = 1; /* the command's own reference */
+    switch (cmd.op) {
+    case LCI_CMD_SEND:
+    case LCI_CMD_FA:
+        if (cmd.dst >= ni->nnodes) {
+            ni->counters.drops_malformed++;
+            break;
+        }
+        uint32_t txd = lci_fw_txd_alloc(ni);
+        if (txd == LCI_NONE) {
+            break;
+        }
+        lci_txd_t *d = lci_ni_txd(ni, txd);
+        d->buf = cmd.buf;
+        d->dst = cmd.dst;
+        d->len = cmd.len;
+        d->type = cmd.op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
+        d->flags = cmd.flags;
+        d->origin = (uint16_t)ni->node;
+        d->aux = cmd.aux;
+        (*lci_ni_refcnt(ni, cmd.buf))++;
+        dc->rx->ops.tx(ni, txd);
+        break;
+    case LCI_CMD_MCAST: {
+        const lci_ni_group_t *g =
+            cmd.dst < ni->ngroups ? lci_ni_group(ni, cmd.dst) : NULL;
+        if (g == NULL || g->nmembers == 0 || g->self < 0) {
+            ni->counters.drops_malformed++;
+            break;
+        }
+        hdr.type = LCI_PKT_MCAST;
+        hdr.group = cmd.dst;
+        hdr.aux = (uint32_t)g->self; /* the root's member index */
+        dc->mc->ops.forward(ni, cmd.buf, &hdr);
+        break;
+    }
+    default:
+        ni->counters.drops_malformed++;
+        break;
+    }
+    lci_fw_buf_put(ni, ni->now, cmd.buf);
+}
+
+/* Runs one work item; returns 0 if there was none. */
+static int fw_step(lci_ni_t *ni)
+{
+    const lci_profile_t *p = lci_prof();
+    drain_dma_wait(ni);
+    uint32_t buf = lci_ni_fifo_pop(ni, &ni->dma_done);
+    if (buf != LCI_NONE) {
+        lci_fw_charge(ni, p->ni_rx_post_ns);
+        lci_fw_buf_put(ni, ni->now, buf);
+        return 1;
+    }
+    buf = lci_ni_fifo_pop(ni, &ni->tx_freed);
+    if (buf != LCI_NONE) {
+        lci_fw_charge(ni, p->ni_credit_ns);
+        lci_fw_buf_put(ni, ni->now, buf);
+        return 1;
+    }
+    if (ni->rxq_count) {
+        lci_rxq_entry_t e =
+            LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t)[ni->rxq_head];
+        ni->rxq_head = (ni->rxq_head + 1) % ni->rxq_cap;
+        ni->rxq_count--;
+        handle_arrival(ni, &e);
+        return 1;
+    }
+    if (ni->ni_cmd_cons != ni->ni_cmd_limit) {
+        handle_command(ni);
+        return 1;
+    }
+    return 0;
+}
+
+void lci_fw_on_run(const lci_event_t *ev)
+{
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    ni->fw_scheduled = 0;
+    uint64_t start = ev->time > ni->cpu_free ? ev->time : ni->cpu_free;
+    ni->now = start;
+    fw_step(ni);
+    ni->counters.ni_busy_ns += ni->now - start;
+    ni->cpu_free = ni->now;
+    if (has_work(ni)) {
+        kick(ni, ni->cpu_free);
+    }
+}
+
+/* ---- from the hardware and the host ----------------------------------- */
+
+void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
+                    uint32_t buf, uint32_t status, uint32_t link_src)
+{
+    if (ni->rxq_count == ni->rxq_cap) {
+        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, 3, ni->rxq_cap, 0);
+        return;
+    }
+    lci_rxq_entry_t *e = LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t) +
+                         (ni->rxq_head + ni->rxq_count) % ni->rxq_cap;
+    e->hdr = *hdr;
+    e->buf = buf;
+    e->status = status;
+    e->link_src = link_src;
+    ni->rxq_count++;
+    kick(ni, now);
+}
+
+void lci_fw_host_dma_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
+{
+    lci_ni_fifo_push(ni, &ni->dma_done, buf);
+    if (ni->h_intr_enabled && !ni->watchdog_armed) {
+        /* The polling watchdog: an interrupt no sooner than this. */
+        ni->watchdog_armed = 1;
+        ni->watchdog_at = now;
+        lci_sim_post(now + (uint64_t)lci_prof()->watchdog_ns,
+                     LCI_EV_WATCHDOG, ni->node, 0, 0);
+    }
+    kick(ni, now);
+}
+
+void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
+{
+    if (buf >= ni->nsend && *lci_ni_refcnt(ni, buf) == 1) {
+        /* The last use of a receive buffer: freeing it returns credits,
+         * which is firmware work. */
+        lci_ni_fifo_push(ni, &ni->tx_freed, buf);
+        kick(ni, now);
+        return;
+    }
+    lci_fw_buf_put(ni, now, buf);
+}
+
+void lci_fw_on_doorbell(const lci_event_t *ev)
+{
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    ni->ni_cmd_limit = ev->a;
+    kick(ni, ev->time);
+}
+
+void lci_fw_on_ring_update(const lci_event_t *ev)
+{
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    ni->ni_ring_limit = ev->a;
+    if (ni->dma_wait.count) {
+        kick(ni, ev->time);
+    }
+}
+
+void lci_fw_on_intr_enable(const lci_event_t *ev)
+{
+    lci_world_ni(ev->node)->h_intr_enabled = ev->a;
+}
+
+void lci_fw_on_watchdog(const lci_event_t *ev)
+{
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    ni->watchdog_armed = 0;
+    if (!ni->h_intr_enabled || ni->h_last_poll >= ni->watchdog_at) {
+        return; /* the host polled meanwhile: no interrupt needed */
+    }
+    ni->counters.interrupts++;
+    ni->ni_intr_pending = 1;
+    ni->ni_intr_time = ev->time + (uint64_t)lci_prof()->ni_intr_ns;
+    lci_sched_wake(ni->node, ni->ni_intr_time);
+}

@@ -1,0 +1,57 @@
+/*
+ * lci_fw.h - the NI firmware: event handlers and the services policies use.
+ *
+ * The firmware is event driven.  Hardware events (a packet arrived, a DMA
+ * finished, the doorbell rang) queue work and kick the NI processor; the
+ * processor then runs one work item at a time to completion, charging its
+ * cost, in priority order: finished host DMAs, arrived packets, host
+ * commands.  What the NI processor is doing is therefore what it costs.
+ */
+#ifndef LCI_FW_H
+#define LCI_FW_H
+
+#include <stdint.h>
+
+#include "lci_ni.h"
+#include "lci_world.h"
+
+/* ---- from the hardware ---- */
+void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
+                    uint32_t buf, uint32_t status, uint32_t link_src);
+void lci_fw_host_dma_done(lci_ni_t *ni, uint64_t now, uint32_t buf);
+/* The send DMA finished with buf. */
+void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf);
+/* Drops one reference to buf; frees it when none is left. */
+void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf);
+
+/* ---- event handlers ---- */
+void lci_fw_on_run(const lci_event_t *ev);
+void lci_fw_on_doorbell(const lci_event_t *ev);
+void lci_fw_on_ring_update(const lci_event_t *ev);
+void lci_fw_on_watchdog(const lci_event_t *ev);
+void lci_fw_on_intr_enable(const lci_event_t *ev);
+
+/* ---- services for policies (run inside a firmware handler) ---- */
+
+/* Charges ns of NI processor time to the running handler. */
+void lci_fw_charge(lci_ni_t *ni, double ns);
+
+uint32_t lci_fw_txd_alloc(lci_ni_t *ni);
+void lci_fw_txd_free(lci_ni_t *ni, uint32_t txd);
+
+/* Puts a descriptor on the wire now: builds the header, lets the rx policy
+ * stamp it, and frees the descriptor. */
+void lci_fw_transmit(lci_ni_t *ni, uint32_t txd);
+
+/* Sends a header-only control packet (e.g. an explicit acknowledgement) to
+ * peer, bypassing flow control. */
+void lci_fw_send_control(lci_ni_t *ni, uint32_t peer, uint8_t type);
+
+/* Hands buf to the host receive ring (takes a reference). */
+void lci_fw_deliver(lci_ni_t *ni, uint32_t buf);
+
+/* Records a failure the host turns into a stopped run with a diagnostic. */
+void lci_fw_fail(lci_ni_t *ni, uint32_t fault, uint32_t a, uint32_t b,
+                 uint32_t c);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * lci_fw_fault.c - turns a fault the firmware recorded (it has no stdio)
+ * into a stopped run with a diagnostic naming the violated assumption.
+ */
+#include "lci_fw.h"
+#include "lci_sched.h"
+
+void lci_fw_fault_check(uint32_t node);
+
+void lci_fw_fault_check(uint32_t node)
+{
+    lci_ni_t *ni = lci_world_ni(node);
+    if (ni->fault == LCI_FW_OK) {
+        return;
+    }
+    lci_status_t st = lci_fw_fault_status(ni->fault);
+    const char *decomp = lci_seg()->cfg.decomp;
+    switch (ni->fault) {
+    case LCI_FW_RXNO_CRC:
+        lci_sched_fail((int)node, st,
+                       "%s: RX_no assumes reliable hardware, but a packet "
+                       "from node %u to node %u arrived damaged (CRC "
+                       "error); it was not delivered. Use a retransmitting "
+                       "decomposition on an unreliable network",
+                       decomp, ni->fault_a, ni->fault_b);
+    case LCI_FW_RXNO_LOST:
+        lci_sched_fail((int)node, st,
+                       "%s: RX_no assumes reliable hardware, but the link "
+                       "from node %u to node %u lost a packet. Use a "
+                       "retransmitting decomposition on an unreliable "
+                       "network",
+                       decomp, ni->fault_a, ni->fault_b);
+    case LCI_FW_RXNO_DUP:
+        lci_sched_fail((int)node, st,
+                       "%s: RX_no assumes reliable hardware, but the link "
+                       "from node %u to node %u duplicated or reordered a "
+                       "packet; it was not delivered",
+                       decomp, ni->fault_a, ni->fault_b);
+    case LCI_FW_RXNO_NOBUF:
+        lci_sched_fail((int)node, st,
+                       "%s: RX_no flow control violated: node %u had no "
+                       "receive buffer for a packet from node %u",
+                       decomp, ni->fault_b, ni->fault_a);
+    case LCI_FW_QUEUE_FULL: {
+        static const char *const what[] = {"?", "transmit descriptor",
+                                           "host-DMA wait", "arrival"};
+        uint32_t w = ni->fault_a < 4 ? ni->fault_a : 0;
+        lci_sched_fail((int)node, st,
+                       "NI of node %u: the %s queue (%u entries) "
+                       "overflowed; the NI configuration is too small",
+                       node, what[w], ni->fault_b);
+    }
+    default:
+        lci_sched_fail((int)node, st, "NI of node %u failed (fault %u)", node,
+                       ni->fault);
+    }
+}

@@ -1,0 +1,226 @@
+/*
+ * lci.h - the Low-level Communication Interface.
+ *
+ * This is the only header an LCI client includes.  LCI offers reliable, FIFO,
+ * packet-based point-to-point and multicast communication between the nodes
+ * of a cluster, receipt by polling or by interrupts with a client upcall, and
+ * an atomic remote fetch-and-add on variables that live on a node's network
+ * interface (NI).
+ *
+ * Life of a packet (the paper's Figure 1):
+ *   1. lci_packet_alloc() takes a send buffer in NI memory;
+ *   2. lci_packet_write() (or a direct store through lci_packet_data()
+ *      followed by lci_packet_write() of nothing) fills it by programmed I/O;
+ *   3. lci_send() / lci_multicast() / lci_broadcast() hand it to the NI,
+ *      which owns it from then on;
+ *   4..5. the NI transmits it and the receiving NI DMAs it into a ring of
+ *      host receive buffers;
+ *   6. if interrupts are enabled, the NI raises one (after the polling
+ *      watchdog's delay);
+ *   7. lci_poll() (or the interrupt) passes it to the upcall registered with
+ *      lci_upcall_set(), which returns LCI_UPCALL_RELEASE or keeps it
+ *      (LCI_UPCALL_KEEP) and releases it later with lci_release().
+ *
+ * Guarantees: every packet sent is delivered exactly once to each
+ * destination, in FIFO order per sender, for unicast and multicast alike.
+ * A decomposition that cannot keep this promise (for example one that
+ * assumes reliable hardware, when the hardware drops a packet) stops the
+ * run with LCI_ERR_PROTOCOL and a diagnostic; it never delivers wrong data.
+ *
+ * Configuration comes from the environment (LCI_* variables, set by lci-run)
+ * and from --lci-NAME=VALUE arguments, which lci_init() removes from argv.
+ * Run `lci-run --help` for the list.
+ *
+ * Threads: a node is one process; LCI calls are made from one thread at a
+ * time.
+ */
+#ifndef LCI_H
+#define LCI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LCI_VERSION_MAJOR 0
+#define LCI_VERSION_MINOR 1
+
+/* ---- status codes --------------------------------------------------- */
+
+/* LCI_OK is success; the positive values are not errors ("not done yet",
+ * "try again later"); the negative values are. */
+typedef enum {
+    LCI_OK = 0,
+    LCI_INPROGRESS = 1,       /* operation started, completes later */
+    LCI_AGAIN = 2,            /* no resource now (e.g. no free send buffer) */
+    LCI_ERR_INVAL = -1,       /* bad argument (NULL pointer, bad value) */
+    LCI_ERR_RANK = -2,        /* rank out of range */
+    LCI_ERR_SIZE = -3,        /* length larger than the packet capacity */
+    LCI_ERR_STATE = -4,       /* call not valid now (not initialised, ...) */
+    LCI_ERR_NOMEM = -5,       /* host memory exhausted */
+    LCI_ERR_CONFIG = -6,      /* bad configuration (value, profile, SRAM) */
+    LCI_ERR_UNSUPPORTED = -7, /* not offered by this decomposition */
+    LCI_ERR_PROTOCOL = -8,    /* a protocol assumption was violated */
+    LCI_ERR_PLATFORM = -9,    /* the platform failed (system call, peer) */
+    LCI_ERR_DEADLOCK = -10,   /* every node waits and nothing is in flight */
+    LCI_ERR_GROUP = -11,      /* unknown or malformed multicast group */
+    LCI_ERR_UNREACHABLE = -12 /* destination cannot be reached */
+} lci_status_t;
+
+/* A static, human-readable text for a status code. */
+const char *lci_strerror(lci_status_t status);
+
+/* The message of the last error this node reported (with details such as
+ * the offending value), or "" if none. */
+const char *lci_last_error(void);
+
+/* ---- life cycle ----------------------------------------------------- */
+
+/* Starts LCI on this node.  argc/argv may be NULL; if given, --lci-* options
+ * are taken from them and removed.  Collective: every node calls it. */
+lci_status_t lci_init(int *argc, char ***argv);
+
+/* Waits until every node has called it, then stops LCI on this node.
+ * Packets still queued or kept are released. */
+lci_status_t lci_finalize(void);
+
+/* Stops the whole run at once with an error message (like MPI_Abort). */
+void lci_abort(int code, const char *message) __attribute__((noreturn));
+
+int lci_rank(void); /* this node, 0 .. lci_size()-1 */
+int lci_size(void); /* number of nodes */
+
+/* Name of the decomposition in use, e.g. "rxno-mni". */
+const char *lci_decomp_name(void);
+
+/* Seconds since start: virtual time on the simulated platform. */
+double lci_wtime(void);
+
+/* ---- sending -------------------------------------------------------- */
+
+typedef struct lci_packet lci_packet_t; /* a send buffer in NI memory */
+
+/* Largest payload a packet carries, in bytes (packet size minus header). */
+size_t lci_packet_capacity(void);
+
+/* Takes a free send buffer in NI memory.  Waits (polling, so upcalls may
+ * run) until one is free. */
+lci_status_t lci_packet_alloc(lci_packet_t **packet_p);
+
+/* Like lci_packet_alloc(), but returns LCI_AGAIN instead of waiting. */
+lci_status_t lci_packet_try_alloc(lci_packet_t **packet_p);
+
+/* Copies len bytes from src to offset in the packet by programmed I/O. */
+lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
+                              const void *src, size_t len);
+
+/* Returns a send buffer that will not be sent. */
+lci_status_t lci_packet_free(lci_packet_t *packet);
+
+/* Sends the first len bytes of packet to node dest.  The packet belongs to
+ * LCI afterwards, even if an error is returned. */
+lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len);
+
+/* A multicast group: a set of nodes that all create it with the same
+ * members in the same order of creation.  Group 0 is every node. */
+typedef struct lci_group lci_group_t;
+
+lci_status_t lci_group_create(const int *ranks, int nranks,
+                              lci_group_t **group_p);
+lci_status_t lci_group_free(lci_group_t *group);
+
+/* Sends packet to every member of group except the sender, which must be a
+ * member.  Forwarded along a binary spanning tree rooted at the sender. */
+lci_status_t lci_multicast(lci_packet_t *packet, lci_group_t *group,
+                           size_t len);
+
+/* lci_multicast() to every other node. */
+lci_status_t lci_broadcast(lci_packet_t *packet, size_t len);
+
+/* ---- receiving ------------------------------------------------------ */
+
+/* A received packet, in host memory.  Valid until released. */
+typedef struct lci_rpacket {
+    const void *data;  /* payload */
+    size_t len;        /* payload length in bytes */
+    int src;           /* node that sent (for multicast: the root) */
+    int group;         /* multicast group id, or -1 for unicast */
+    void *lci_private; /* owned by LCI */
+} lci_rpacket_t;
+
+typedef enum {
+    LCI_UPCALL_RELEASE = 0, /* the upcall is done with the packet */
+    LCI_UPCALL_KEEP = 1     /* the client releases it later */
+} lci_upcall_result_t;
+
+/* Called once per arriving packet, in FIFO order per sender. */
+typedef lci_upcall_result_t (*lci_upcall_func_t)(lci_rpacket_t *packet,
+                                                 void *arg);
+
+lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg);
+
+/* Delivers every packet that has arrived to the upcall.  Returns the number
+ * delivered (>= 0) or a negative lci_status_t. */
+int lci_poll(void);
+
+/* Like lci_poll(), but waits until at least one packet was delivered. */
+int lci_poll_wait(void);
+
+/* Releases a packet the upcall kept.  Its receive buffer is reused. */
+lci_status_t lci_release(lci_rpacket_t *packet);
+
+/* Network interrupts: when enabled, arriving packets are delivered to the
+ * upcall without polling (the NI delays an interrupt by the polling watchdog
+ * period, and skips it if the host polled meanwhile).  On the simulated
+ * platform the upcall runs at the node's next LCI call or wait. */
+lci_status_t lci_intr_enable(void);
+lci_status_t lci_intr_disable(void);
+
+/* ---- fetch-and-add -------------------------------------------------- */
+
+/* Number of fetch-and-add variables each node offers. */
+unsigned lci_fa_count(void);
+
+/* Atomically adds add to variable var on node, returning its previous value
+ * in *old_p.  Waits for the reply (polling, so upcalls may run). */
+lci_status_t lci_fetch_add(int node, unsigned var, int64_t add,
+                           int64_t *old_p);
+
+/* ---- convenience ---------------------------------------------------- */
+
+/* Waits until every node has called it. Built on LCI packets. */
+lci_status_t lci_barrier(void);
+
+/* Charges seconds of simulated computation to this node (no effect on the
+ * live platform beyond busy-waiting that long). */
+lci_status_t lci_compute(double seconds);
+
+/* ---- counters ------------------------------------------------------- */
+
+typedef struct {
+    uint64_t pkts_sent_data;   /* unicast data packets sent by the NI */
+    uint64_t pkts_sent_mcast;  /* multicast packets sent, forwards included */
+    uint64_t pkts_sent_ack;    /* explicit acknowledgements (credits) */
+    uint64_t pkts_sent_nack;   /* retransmission requests */
+    uint64_t pkts_sent_fa;     /* F&A requests and replies */
+    uint64_t pkts_recv;        /* packets arriving at the NI */
+    uint64_t pkts_delivered;   /* packets handed to the upcall */
+    uint64_t retransmissions;  /* packets sent again */
+    uint64_t drops_crc;        /* dropped: CRC error */
+    uint64_t drops_nobuf;      /* dropped: no NI receive buffer */
+    uint64_t drops_seq;        /* dropped: out of sequence / duplicate */
+    uint64_t drops_malformed;  /* dropped: malformed header */
+    uint64_t window_stalls;    /* sends queued on a closed window */
+    uint64_t interrupts;       /* interrupts raised by the NI */
+    uint64_t host_busy_ns;     /* host time spent in LCI */
+    uint64_t ni_busy_ns;       /* NI processor busy time */
+} lci_counters_t;
+
+lci_status_t lci_counters_get(lci_counters_t *counters_p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LCI_H */

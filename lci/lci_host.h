@@ -1,0 +1,126 @@
+/*
+ * lci_host.h - the host library's private state and helpers (not
+ * installed).
+ */
+#ifndef LCI_HOST_H
+#define LCI_HOST_H
+
+#include <stdint.h>
+
+#include "lci.h"
+#include "lci_ni.h"
+#include "lci_sched.h"
+#include "lci_world.h"
+
+struct lci_packet {
+    uint32_t buf;
+    uint32_t in_use;
+};
+
+struct lci_group {
+    uint32_t id;
+    uint32_t live;
+};
+
+/* Packets the library consumes itself carry LCI_HF_INTERNAL. */
+typedef enum { LCI_INTERNAL_ARRIVE = 1, LCI_INTERNAL_RELEASE = 2 } lci_internal_kind_t;
+
+typedef struct {
+    uint32_t kind;
+    uint32_t epoch;
+} lci_internal_msg_t;
+
+typedef struct {
+    int inited;
+    uint32_t rank, size;
+    lci_ni_t *ni;
+    lci_host_shared_t *hs;
+    const lci_profile_t *prof;
+
+    lci_upcall_func_t upcall;
+    void *upcall_arg;
+    int in_upcall;
+
+    /* receive ring */
+    uint32_t ring_cons;     /* next slot to look at */
+    uint32_t ring_released; /* every slot before this one is released */
+    uint32_t ring_reported; /* the limit last told to the NI */
+    uint8_t *slot_done;     /* released out of order, per slot */
+    lci_rpacket_t *rpackets; /* per slot, for kept packets */
+
+    /* send buffers */
+    struct lci_packet *packets; /* one handle per send buffer */
+    uint32_t *spare;            /* buffers returned unsent */
+    uint32_t nspare;
+
+    /* simulated time accounting */
+    uint64_t last_cpu_ns;
+    int empty_polls;
+    int computed_since_poll;
+
+    /* library protocols */
+    uint32_t barrier_epoch, barrier_released;
+    uint32_t barrier_arrivals[2];
+    uint32_t fa_token, fa_done;
+    int64_t fa_result;
+
+    struct lci_group groups[64];
+    uint32_t ngroups_used; /* group ids handed out, group 0 included */
+    uint32_t members_used;
+    struct lci_group all;
+
+    uint64_t delivered;
+    int standalone;
+    void *seg_base;
+    uint64_t seg_size;
+} lci_host_t;
+
+extern lci_host_t lci_host;
+
+/* Records an error message for lci_last_error() and returns status. */
+lci_status_t lci_error(lci_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Entering LCI: charges the application's compute, handles a pending
+ * interrupt, and waits for the turn at the host's clock. */
+void lci_host_enter(void);
+/* Leaving LCI: application compute is measured from here. */
+void lci_host_leave(void);
+/* Charges ns of host time for LCI work. */
+void lci_host_charge(double ns);
+/* Compute accounting only (no scheduling): for calls that observe
+ * nothing. */
+void lci_host_account(void);
+
+/* Posts an event to this node's NI, arriving after the doorbell latency. */
+void lci_host_post_ni(uint16_t type, uint32_t a);
+
+/* Delivers every packet visible now; *next_p gets the time of the next
+ * packet already in the ring but not yet visible, or LCI_TIME_INF. */
+int lci_host_deliver(uint64_t *next_p);
+
+/* Waits until cond(arg) holds, delivering packets meanwhile. */
+lci_status_t lci_host_wait_until(int (*cond)(void *arg), void *arg);
+
+/* Takes a send buffer, waiting if none is free. */
+lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait);
+
+/* Posts a command for a filled send buffer. */
+void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
+                           size_t len, uint8_t flags);
+
+/* Handles an internal packet (barrier). */
+void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload);
+
+/* Host CPU time of this thread in ns (the measured compute). */
+uint64_t lci_host_cpu_ns(void);
+
+#define LCI_CHECK_INIT()                                                       \
+    do {                                                                       \
+        if (!lci_host.inited) {                                                \
+            return lci_error(LCI_ERR_STATE, "%s: LCI is not initialised",      \
+                             __func__);                                        \
+        }                                                                      \
+    } while (0)
+
+#endif

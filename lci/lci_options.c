@@ -1,0 +1,293 @@
+/* lci_options.c - the run options, one table for every way of setting them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lci_options.h"
+
+typedef lci_status_t (*option_set_func_t)(lci_options_t *opt, const char *v,
+                                          char *err, size_t errlen);
+
+typedef struct {
+    const char *name;
+    const char *arg;
+    const char *help;
+    option_set_func_t set;
+} option_t;
+
+static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (v == NULL || *v == '\0' || *v == '-') {
+        return -1;
+    }
+    unsigned long long u = strtoull(v, &end, 0);
+    uint64_t mult = 1;
+    if (*end == 'K' || *end == 'k') {
+        mult = 1024, end++;
+    } else if (*end == 'M' || *end == 'm') {
+        mult = 1024 * 1024, end++;
+    }
+    if (*end != '\0' || u > max / mult || u * mult < min) {
+        return -1;
+    }
+    *out = u * mult;
+    return 0;
+}
+
+#define U32_OPTION(fn, field, lo, hi, what)                                    \
+    static lci_status_t fn(lci_options_t *opt, const char *v, char *err,       \
+                           size_t errlen)                                      \
+    {                                                                          \
+        uint64_t u;                                                            \
+        if (parse_u64(v, lo, hi, &u) != 0) {                                   \
+            snprintf(err, errlen, "expected %s from %llu to %llu, got '%s'",   \
+                     what, (unsigned long long)(lo), (unsigned long long)(hi), \
+                     v ? v : "");                                              \
+            return LCI_ERR_CONFIG;                                             \
+        }                                                                      \
+        opt->cfg.field = (uint32_t)u;                                          \
+        return LCI_OK;                                                         \
+    }
+
+U32_OPTION(set_nodes, nnodes, 1, LCI_MAX_NODES, "a number of nodes")
+U32_OPTION(set_send, nsend, 2, 65535, "a number of send buffers")
+U32_OPTION(set_recv, nrecv, 2, 65535, "a number of receive buffers")
+U32_OPTION(set_window, window, 1, 4096, "a window size in packets")
+U32_OPTION(set_ring, nring, 2, 1u << 20, "a number of ring slots")
+
+static lci_status_t set_packet_size(lci_options_t *opt, const char *v,
+                                    char *err, size_t errlen)
+{
+    uint64_t u;
+    if (parse_u64(v, 64, 65536, &u) != 0 || u % 8 != 0) {
+        snprintf(err, errlen,
+                 "expected a packet size in bytes (a multiple of 8, 64 to "
+                 "65536; the paper uses 1024 and 2048), got '%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    /* The pools follow the packet size unless set explicitly later. */
+    uint32_t nodes = opt->cfg.nnodes;
+    lci_config_t keep = opt->cfg;
+    lci_config_defaults(&opt->cfg, nodes, (uint32_t)u);
+    memcpy(opt->cfg.decomp, keep.decomp, sizeof keep.decomp);
+    memcpy(opt->cfg.platform, keep.platform, sizeof keep.platform);
+    opt->cfg.fault = keep.fault;
+    opt->cfg.seed = keep.seed;
+    opt->cfg.compute = keep.compute;
+    opt->cfg.pin = keep.pin;
+    opt->cfg.trace_hash = keep.trace_hash;
+    opt->cfg.stats = keep.stats;
+    return LCI_OK;
+}
+
+static lci_status_t set_sram(lci_options_t *opt, const char *v, char *err,
+                             size_t errlen)
+{
+    uint64_t u;
+    if (parse_u64(v, 4096, 1ull << 32, &u) != 0) {
+        snprintf(err, errlen,
+                 "expected an SRAM size in bytes (K and M suffixes allowed, "
+                 "4K to 4096M), got '%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    opt->cfg.sram_bytes = u;
+    return LCI_OK;
+}
+
+static lci_status_t set_seed(lci_options_t *opt, const char *v, char *err,
+                             size_t errlen)
+{
+    uint64_t u;
+    if (parse_u64(v, 0, UINT64_MAX, &u) != 0) {
+        snprintf(err, errlen, "expected a non-negative integer seed, got '%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    opt->cfg.seed = u;
+    if (opt->cfg.fault.seed == 0) {
+        opt->cfg.fault.seed = u;
+    }
+    return LCI_OK;
+}
+
+static lci_status_t set_events(lci_options_t *opt, const char *v, char *err,
+                               size_t errlen)
+{
+    uint64_t u;
+    if (parse_u64(v, 1024, 1ull << 32, &u) != 0) {
+        snprintf(err, errlen,
+                 "expected an event-queue capacity from 1024 to 2^32, got "
+                 "'%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    opt->events = u;
+    return LCI_OK;
+}
+
+static lci_status_t set_lookahead(lci_options_t *opt, const char *v,
+                                  char *err, size_t errlen)
+{
+    uint64_t u;
+    if (parse_u64(v, 1, UINT64_MAX, &u) != 0) {
+        snprintf(err, errlen, "expected a lookahead in ns (>= 1), got '%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    opt->cfg.lookahead_ns = u;
+    return LCI_OK;
+}
+
+static lci_status_t set_compute(lci_options_t *opt, const char *v, char *err,
+                                size_t errlen)
+{
+    if (v && strcmp(v, "zero") == 0) {
+        opt->cfg.compute = LCI_COMPUTE_ZERO;
+    } else if (v && strcmp(v, "scaled") == 0) {
+        opt->cfg.compute = LCI_COMPUTE_SCALED;
+    } else {
+        snprintf(err, errlen, "expected 'zero' or 'scaled', got '%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    return LCI_OK;
+}
+
+static lci_status_t set_name(char *dst, size_t cap, const char *v,
+                             const char *what, char *err, size_t errlen)
+{
+    if (v == NULL || *v == '\0' || strlen(v) >= cap) {
+        snprintf(err, errlen, "expected a %s name, got '%s'", what,
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    snprintf(dst, cap, "%s", v);
+    return LCI_OK;
+}
+
+static lci_status_t set_decomp(lci_options_t *opt, const char *v, char *err,
+                               size_t errlen)
+{
+    return set_name(opt->cfg.decomp, sizeof opt->cfg.decomp, v,
+                    "decomposition", err, errlen);
+}
+
+static lci_status_t set_platform(lci_options_t *opt, const char *v, char *err,
+                                 size_t errlen)
+{
+    if (v == NULL || strcmp(v, "sim") != 0) {
+        snprintf(err, errlen,
+                 "expected platform 'sim' (the only platform built in this "
+                 "version), got '%s'",
+                 v ? v : "");
+        return LCI_ERR_CONFIG;
+    }
+    return set_name(opt->cfg.platform, sizeof opt->cfg.platform, v,
+                    "platform", err, errlen);
+}
+
+static lci_status_t set_profile(lci_options_t *opt, const char *v, char *err,
+                                size_t errlen)
+{
+    return set_name(opt->profile, sizeof opt->profile, v, "profile", err,
+                    errlen);
+}
+
+static lci_status_t set_fault(lci_options_t *opt, const char *v, char *err,
+                              size_t errlen)
+{
+    if (v == NULL) {
+        snprintf(err, errlen, "expected a fault specification");
+        return LCI_ERR_CONFIG;
+    }
+    return lci_fault_parse(v, &opt->cfg.fault, err, errlen);
+}
+
+static const option_t options[] = {
+    {"nodes", "N", "number of nodes", set_nodes},
+    {"platform", "NAME", "sim (deterministic simulation)", set_platform},
+    {"decomp", "NAME", "decomposition, e.g. rxno-mni", set_decomp},
+    {"profile", "NAME|PATH", "cost profile (default myrinet-1999)",
+     set_profile},
+    {"compute", "zero|scaled",
+     "charge application compute as zero or as scaled CPU time",
+     set_compute},
+    {"seed", "S", "seed of all randomness", set_seed},
+    {"packet-size", "BYTES", "packet buffer size, 1024 or 2048 in the paper",
+     set_packet_size},
+    {"send-buffers", "N", "NI send pool (Table 3)", set_send},
+    {"recv-buffers", "N", "NI receive pool (Table 3)", set_recv},
+    {"window", "N", "send window in packets (capped by the receive pool)",
+     set_window},
+    {"ring", "N", "host receive ring slots", set_ring},
+    {"sram", "BYTES", "NI SRAM size (default 1M)", set_sram},
+    {"fault", "SPEC",
+     "wire faults: drop=P,corrupt=P,drop-nth=K,seed=S", set_fault},
+    {"events", "N", "event-queue capacity (default 4M)", set_events},
+    {"lookahead", "NS",
+     "how far a host may run ahead; capped at the doorbell latency",
+     set_lookahead},
+};
+
+void lci_options_defaults(lci_options_t *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    lci_config_defaults(&opt->cfg, 1, 1024);
+    snprintf(opt->profile, sizeof opt->profile, "%s", "myrinet-1999");
+    opt->events = 1u << 22;
+}
+
+lci_status_t lci_options_set(lci_options_t *opt, const char *name,
+                             const char *value, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        if (strcmp(options[i].name, name) == 0) {
+            char sub[512];
+            lci_status_t st = options[i].set(opt, value, sub, sizeof sub);
+            if (st != LCI_OK) {
+                snprintf(err, errlen, "%s: %s", name, sub);
+            }
+            return st;
+        }
+    }
+    snprintf(err, errlen, "unknown option '%s'", name);
+    return LCI_ERR_CONFIG;
+}
+
+lci_status_t lci_options_from_env(lci_options_t *opt, char *err,
+                                  size_t errlen)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        char var[64] = "LCI_";
+        size_t k = 4;
+        for (const char *c = options[i].name; *c && k < sizeof var - 1; c++) {
+            var[k++] = *c == '-' ? '_' : (char)(*c - 'a' + 'A');
+        }
+        var[k] = '\0';
+        const char *v = getenv(var);
+        if (v == NULL) {
+            continue;
+        }
+        lci_status_t st = lci_options_set(opt, options[i].name, v, err, errlen);
+        if (st != LCI_OK) {
+            char tmp[600];
+            snprintf(tmp, sizeof tmp, "%s (from %s)", err, var);
+            snprintf(err, errlen, "%s", tmp);
+            return st;
+        }
+    }
+    return LCI_OK;
+}
+
+void lci_options_help(FILE *out, const char *prefix)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        char left[64];
+        snprintf(left, sizeof left, "%s%s %s", prefix, options[i].name,
+                 options[i].arg);
+        fprintf(out, "  %-28s %s\n", left, options[i].help);
+    }
+}

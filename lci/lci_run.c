@@ -1,0 +1,356 @@
+/*
+ * lci-run - starts the nodes of an LCI program, like mpirun.
+ *
+ *   lci-run -n 64 --decomp rxno-mni --platform sim ./prog args
+ *
+ * It creates the shared segment that holds the simulated cluster, starts N
+ * processes of the unmodified program, and watches them: the first node
+ * that fails (crash, nonzero exit, a stopped run) ends the whole run with
+ * its rank and message, and lci-run exits nonzero.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lci_decomp.h"
+#include "lci_options.h"
+#include "lci_sched.h"
+#include "lci_world.h"
+
+static pid_t *pids;
+static uint32_t npids;
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: lci-run [options] [--] PROGRAM [ARGS...]\n"
+            "Runs PROGRAM on every node of a simulated cluster.\n\n"
+            "options:\n"
+            "  -n N                         number of nodes (default 1)\n");
+    lci_options_help(out, "--");
+    fprintf(out,
+            "  --trace-hash                 print a hash of the simulated "
+            "event trace\n"
+            "  --stats                      print per-node counters at the "
+            "end\n"
+            "  --no-pin                     do not run all nodes on one "
+            "core\n"
+            "  --list-decomps               list the decompositions and "
+            "exit\n"
+            "  --help                       this text\n\n"
+            "Every option NAME may also be set as the environment variable "
+            "LCI_NAME\n(upper case, '-' as '_'), e.g. LCI_DECOMP=rxno-mni.\n");
+}
+
+static void kill_all(void)
+{
+    for (uint32_t i = 0; i < npids; i++) {
+        if (pids[i] > 0) {
+            kill(pids[i], SIGKILL);
+        }
+    }
+}
+
+static void on_signal(int sig)
+{
+    kill_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void pin_to_one_core(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        return;
+    }
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &set)) {
+            CPU_ZERO(&set);
+            CPU_SET(c, &set);
+            /* One core: the turn hand-off is the cheap same-core switch. */
+            sched_setaffinity(0, sizeof set, &set);
+            return;
+        }
+    }
+}
+
+static void print_stats(lci_seg_t *seg)
+{
+    uint32_t n = seg->cfg.nnodes;
+    lci_counters_t sum;
+    memset(&sum, 0, sizeof sum);
+    fprintf(stderr,
+            "%5s %9s %9s %9s %8s %9s %9s %7s %7s %6s %11s %11s\n", "node",
+            "data", "mcast", "ack", "fa", "recv", "delivered", "drops",
+            "stalls", "intr", "host_us", "ni_us");
+    for (uint32_t k = 0; k <= n; k++) {
+        lci_counters_t c;
+        if (k < n) {
+            c = lci_world_ni(k)->counters;
+            c.pkts_delivered = lci_world_host(k)->delivered;
+            c.host_busy_ns = lci_world_host(k)->busy_ns;
+            uint64_t *dst = (uint64_t *)&sum;
+            const uint64_t *src = (const uint64_t *)&c;
+            for (size_t i = 0; i < sizeof c / sizeof(uint64_t); i++) {
+                dst[i] += src[i];
+            }
+        } else {
+            c = sum;
+        }
+        char name[16];
+        snprintf(name, sizeof name, k < n ? "%u" : "sum", k);
+        fprintf(stderr,
+                "%5s %9llu %9llu %9llu %8llu %9llu %9llu %7llu %7llu %6llu "
+                "%11.1f %11.1f\n",
+                name, (unsigned long long)c.pkts_sent_data,
+                (unsigned long long)c.pkts_sent_mcast,
+                (unsigned long long)c.pkts_sent_ack,
+                (unsigned long long)c.pkts_sent_fa,
+                (unsigned long long)c.pkts_recv,
+                (unsigned long long)c.pkts_delivered,
+                (unsigned long long)(c.drops_crc + c.drops_nobuf +
+                                     c.drops_seq + c.drops_malformed),
+                (unsigned long long)c.window_stalls,
+                (unsigned long long)c.interrupts, c.host_busy_ns / 1000.0,
+                c.ni_busy_ns / 1000.0);
+    }
+}
+
+static int report_failure(lci_seg_t *seg, uint32_t rank, int status)
+{
+    if (atomic_load(&seg->abort)) {
+        fprintf(stderr, "lci-run: node %d: %s\n", seg->abort_node,
+                seg->abort_msg);
+    } else if (WIFSIGNALED(status)) {
+        fprintf(stderr, "lci-run: node %u: killed by signal %d (%s)\n", rank,
+                WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else if (WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "lci-run: node %u: exited with status %d\n", rank,
+                WEXITSTATUS(status));
+    } else if (!lci_world_host(rank)->started) {
+        fprintf(stderr,
+                "lci-run: node %u: exited without calling lci_init (is it "
+                "an LCI program?)\n",
+                rank);
+    } else {
+        fprintf(stderr,
+                "lci-run: node %u: exited without calling lci_finalize\n",
+                rank);
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    lci_options_t opt;
+    char err[1024];
+    int trace_hash = 0, stats = 0, pin = 1;
+    lci_options_defaults(&opt);
+    if (lci_options_from_env(&opt, err, sizeof err) != LCI_OK) {
+        fprintf(stderr, "lci-run: %s\n", err);
+        return 2;
+    }
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-') {
+            break;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--list-decomps") == 0) {
+            for (size_t k = 0; k < lci_decomp_count(); k++) {
+                printf("%s\n", lci_decomp_at(k)->name);
+            }
+            return 0;
+        }
+        if (strcmp(a, "--trace-hash") == 0) {
+            trace_hash = 1;
+            continue;
+        }
+        if (strcmp(a, "--stats") == 0) {
+            stats = 1;
+            continue;
+        }
+        if (strcmp(a, "--no-pin") == 0) {
+            pin = 0;
+            continue;
+        }
+        const char *name, *value;
+        char namebuf[64];
+        if (strcmp(a, "-n") == 0 || strcmp(a, "--nodes") == 0) {
+            name = "nodes";
+        } else if (strncmp(a, "--", 2) == 0) {
+            const char *eq = strchr(a + 2, '=');
+            size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            if (len >= sizeof namebuf) {
+                len = sizeof namebuf - 1;
+            }
+            memcpy(namebuf, a + 2, len);
+            namebuf[len] = '\0';
+            name = namebuf;
+            if (eq) {
+                value = eq + 1;
+                goto apply;
+            }
+        } else {
+            fprintf(stderr,
+                    "lci-run: unknown option '%s'; run lci-run --help for "
+                    "the list\n",
+                    a);
+            return 2;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "lci-run: option '%s' needs a value\n", a);
+            return 2;
+        }
+        value = argv[++i];
+    apply:
+        if (lci_options_set(&opt, name, value, err, sizeof err) != LCI_OK) {
+            fprintf(stderr, "lci-run: %s; run lci-run --help for the list\n",
+                    err);
+            return 2;
+        }
+    }
+    if (i >= argc) {
+        fprintf(stderr, "lci-run: no program given\n");
+        usage(stderr);
+        return 2;
+    }
+    char **prog = argv + i;
+
+    lci_profile_t prof;
+    if (lci_profile_load(opt.profile, &prof, err, sizeof err) != LCI_OK ||
+        lci_config_finish(&opt.cfg, err, sizeof err) != LCI_OK ||
+        lci_decomp_select(opt.cfg.decomp, err, sizeof err) != LCI_OK) {
+        fprintf(stderr, "lci-run: %s\n", err);
+        return 2;
+    }
+    opt.cfg.trace_hash = (uint32_t)trace_hash;
+    opt.cfg.stats = (uint32_t)stats;
+    opt.cfg.pin = (uint32_t)pin;
+
+    uint64_t size = lci_world_size(&opt.cfg, opt.events);
+    int fd = memfd_create("lci-sim", 0); /* inherited by the nodes */
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        fprintf(stderr, "lci-run: cannot create a %llu-byte segment: %s\n",
+                (unsigned long long)size, strerror(errno));
+        return 1;
+    }
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        fprintf(stderr, "lci-run: cannot map the segment: %s\n",
+                strerror(errno));
+        return 1;
+    }
+    if (lci_world_init(base, size, &opt.cfg, &prof, opt.events, err,
+                       sizeof err) != LCI_OK) {
+        fprintf(stderr, "lci-run: %s\n", err);
+        return 2;
+    }
+    lci_seg_t *seg = lci_seg();
+    atomic_store(&lci_world_host(0)->go, 1); /* node 0 starts */
+
+    uint32_t n = opt.cfg.nnodes;
+    pids = calloc(n, sizeof *pids);
+    if (pids == NULL) {
+        return 1;
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    if (pin) {
+        pin_to_one_core();
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char fdtext[16], ranktext[16], sizetext[16];
+    snprintf(fdtext, sizeof fdtext, "%d", fd);
+    snprintf(sizetext, sizeof sizetext, "%u", n);
+    for (uint32_t k = 0; k < n; k++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "lci-run: fork: %s\n", strerror(errno));
+            kill_all();
+            return 1;
+        }
+        if (pid == 0) {
+            snprintf(ranktext, sizeof ranktext, "%u", k);
+            setenv("LCI_SIM_FD", fdtext, 1);
+            setenv("LCI_RANK", ranktext, 1);
+            setenv("LCI_SIZE", sizetext, 1);
+            execvp(prog[0], prog);
+            fprintf(stderr, "lci-run: node %u: cannot run %s: %s\n", k,
+                    prog[0], strerror(errno));
+            _exit(127);
+        }
+        pids[k] = pid;
+        npids = k + 1;
+    }
+
+    int failed = 0;
+    for (uint32_t left = n; left > 0; left--) {
+        int status;
+        pid_t pid = wait(&status);
+        if (pid < 0) {
+            break;
+        }
+        uint32_t rank = 0;
+        while (rank < n && pids[rank] != pid) {
+            rank++;
+        }
+        if (rank == n) {
+            left++;
+            continue;
+        }
+        pids[rank] = 0;
+        int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+                 lci_world_host(rank)->status == LCI_HOST_EXITED;
+        if (!ok && !failed) {
+            failed = report_failure(seg, rank, status);
+            kill_all();
+        }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (failed) {
+        return 1;
+    }
+    if (trace_hash) {
+        fprintf(stderr, "lci-run: trace-hash 0x%016llx\n",
+                (unsigned long long)seg->trace_hash);
+    }
+    if (stats) {
+        double wall = (double)(t1.tv_sec - t0.tv_sec) +
+                      (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        uint64_t vt = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            if (lci_world_host(k)->clock > vt) {
+                vt = lci_world_host(k)->clock;
+            }
+        }
+        print_stats(seg);
+        fprintf(stderr,
+                "lci-run: %u nodes, %s, %s, virtual time %.3f ms, %llu "
+                "events (queue peak %llu), %llu packets on the wire, wall "
+                "%.3f s\n",
+                n, seg->cfg.decomp, seg->prof.name, vt / 1e6,
+                (unsigned long long)seg->events_run,
+                (unsigned long long)seg->heap_peak,
+                (unsigned long long)seg->packets_on_wire, wall);
+    }
+    return 0;
+}

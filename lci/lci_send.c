@@ -1,0 +1,322 @@
+/*
+ * lci_send.c - send buffers in NI memory, unicast, multicast groups.
+ */
+#include <string.h>
+
+#include "lci_host.h"
+
+/* Takes a free send buffer visible at the host's clock; returns 0, or the
+ * time a buffer becomes free (LCI_TIME_INF if none is on its way). */
+static uint64_t try_take(lci_packet_t **packet_p)
+{
+    lci_ni_t *ni = lci_host.ni;
+    uint32_t buf;
+    if (lci_host.nspare > 0) {
+        buf = lci_host.spare[--lci_host.nspare];
+    } else if (ni->h_free_cons != ni->ni_free_prod) {
+        lci_free_entry_t *e = lci_ni_free_entry(ni, ni->h_free_cons);
+        if (e->ni_time > lci_host.hs->clock) {
+            return e->ni_time;
+        }
+        buf = e->buf;
+        ni->h_free_cons++;
+    } else {
+        return LCI_TIME_INF;
+    }
+    lci_host.packets[buf].in_use = 1;
+    *packet_p = &lci_host.packets[buf];
+    return 0;
+}
+
+lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
+{
+    lci_host_enter();
+    for (;;) {
+        uint64_t when = try_take(packet_p);
+        if (when == 0) {
+            lci_host_charge(lci_host.prof->host_alloc_ns);
+            return LCI_OK;
+        }
+        if (!wait) {
+            return LCI_AGAIN;
+        }
+        if (!lci_host.in_upcall) {
+            uint64_t next;
+            if (lci_host_deliver(&next) > 0) {
+                continue;
+            }
+        }
+        if (when != LCI_TIME_INF) {
+            lci_host.hs->clock = when; /* spun until the buffer came back */
+            lci_sched_sync(lci_host.rank);
+            continue;
+        }
+        lci_sched_wait(lci_host.rank, LCI_HOST_WAITING);
+    }
+}
+
+lci_status_t lci_packet_alloc(lci_packet_t **packet_p)
+{
+    LCI_CHECK_INIT();
+    if (packet_p == NULL) {
+        return lci_error(LCI_ERR_INVAL, "lci_packet_alloc: NULL packet_p");
+    }
+    lci_status_t st = lci_host_packet_get(packet_p, 1);
+    lci_host_leave();
+    return st;
+}
+
+lci_status_t lci_packet_try_alloc(lci_packet_t **packet_p)
+{
+    LCI_CHECK_INIT();
+    if (packet_p == NULL) {
+        return lci_error(LCI_ERR_INVAL, "lci_packet_try_alloc: NULL packet_p");
+    }
+    lci_status_t st = lci_host_packet_get(packet_p, 0);
+    lci_host_leave();
+    return st;
+}
+
+static lci_status_t check_packet(const char *fn, const lci_packet_t *packet)
+{
+    if (packet == NULL) {
+        return lci_error(LCI_ERR_INVAL, "%s: NULL packet", fn);
+    }
+    if (packet < lci_host.packets ||
+        packet >= lci_host.packets + lci_seg()->cfg.nsend) {
+        return lci_error(LCI_ERR_INVAL, "%s: not a packet of this node", fn);
+    }
+    if (!packet->in_use) {
+        return lci_error(LCI_ERR_STATE,
+                         "%s: packet is not allocated (already sent or "
+                         "freed?)",
+                         fn);
+    }
+    return LCI_OK;
+}
+
+lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
+                              const void *src, size_t len)
+{
+    LCI_CHECK_INIT();
+    lci_status_t st = check_packet(__func__, packet);
+    if (st != LCI_OK) {
+        return st;
+    }
+    if (src == NULL && len > 0) {
+        return lci_error(LCI_ERR_INVAL, "lci_packet_write: NULL source");
+    }
+    size_t cap = lci_host.ni->payload_max;
+    if (offset > cap || len > cap - offset) {
+        return lci_error(LCI_ERR_SIZE,
+                         "lci_packet_write: %zu bytes at offset %zu exceed "
+                         "the packet capacity of %zu bytes",
+                         len, offset, cap);
+    }
+    lci_host_account();
+    /* Programmed I/O straight into NI memory. */
+    memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t) +
+               offset,
+           src, len);
+    lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)len);
+    lci_host_leave();
+    return LCI_OK;
+}
+
+static void give_back(lci_packet_t *packet)
+{
+    packet->in_use = 0;
+    lci_host.spare[lci_host.nspare++] = packet->buf;
+}
+
+lci_status_t lci_packet_free(lci_packet_t *packet)
+{
+    LCI_CHECK_INIT();
+    lci_status_t st = check_packet(__func__, packet);
+    if (st == LCI_OK) {
+        give_back(packet);
+    }
+    return st;
+}
+
+void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
+                           size_t len, uint8_t flags)
+{
+    lci_ni_t *ni = lci_host.ni;
+    lci_cmd_t *cmd = lci_ni_cmd(ni, ni->h_cmd_prod);
+    cmd->buf = packet->buf;
+    cmd->len = (uint16_t)len;
+    cmd->dst = dst;
+    cmd->op = op;
+    cmd->flags = flags;
+    cmd->aux = 0;
+    packet->in_use = 0;
+    ni->h_cmd_prod++;
+    lci_host_charge(lci_host.prof->host_send_ns);
+    /* The doorbell: the new producer index, seen by the NI after the PCI
+     * write latency. */
+    lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
+}
+
+/* Common checks of the send calls; on error the packet is returned to the
+ * pool, since it belongs to LCI once handed over. */
+static lci_status_t check_send(const char *fn, lci_packet_t *packet,
+                               size_t len)
+{
+    lci_status_t st = check_packet(fn, packet);
+    if (st != LCI_OK) {
+        return st;
+    }
+    if (len > lci_host.ni->payload_max) {
+        give_back(packet);
+        return lci_error(LCI_ERR_SIZE,
+                         "%s: length %zu exceeds the packet capacity of %u "
+                         "bytes",
+                         fn, len, lci_host.ni->payload_max);
+    }
+    return LCI_OK;
+}
+
+lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
+{
+    LCI_CHECK_INIT();
+    lci_status_t st = check_send(__func__, packet, len);
+    if (st != LCI_OK) {
+        return st;
+    }
+    if (dest < 0 || (uint32_t)dest >= lci_host.size) {
+        give_back(packet);
+        return lci_error(LCI_ERR_RANK,
+                         "lci_send: destination %d is not a rank of 0..%u",
+                         dest, lci_host.size - 1);
+    }
+    lci_host_enter();
+    lci_host_post_command(packet, LCI_CMD_SEND, (uint16_t)dest, len, 0);
+    lci_host_leave();
+    return LCI_OK;
+}
+
+/* ---- groups ----------------------------------------------------------- */
+
+lci_status_t lci_group_create(const int *ranks, int nranks,
+                              lci_group_t **group_p)
+{
+    LCI_CHECK_INIT();
+    if (ranks == NULL || group_p == NULL) {
+        return lci_error(LCI_ERR_INVAL, "lci_group_create: NULL argument");
+    }
+    if (nranks < 1 || (uint32_t)nranks > lci_host.size) {
+        return lci_error(LCI_ERR_GROUP,
+                         "lci_group_create: %d members; expected 1..%u",
+                         nranks, lci_host.size);
+    }
+    for (int i = 0; i < nranks; i++) {
+        if (ranks[i] < 0 || (uint32_t)ranks[i] >= lci_host.size) {
+            return lci_error(LCI_ERR_RANK,
+                             "lci_group_create: member %d is rank %d, not "
+                             "in 0..%u",
+                             i, ranks[i], lci_host.size - 1);
+        }
+        for (int j = 0; j < i; j++) {
+            if (ranks[j] == ranks[i]) {
+                return lci_error(LCI_ERR_GROUP,
+                                 "lci_group_create: rank %d appears twice",
+                                 ranks[i]);
+            }
+        }
+    }
+    lci_ni_t *ni = lci_host.ni;
+    uint32_t id = lci_host.ngroups_used;
+    uint32_t cap = lci_seg()->cfg.group_members;
+    if (id >= ni->ngroups || id >= sizeof lci_host.groups /
+                                       sizeof lci_host.groups[0] ||
+        lci_host.members_used + (uint32_t)nranks > cap) {
+        return lci_error(LCI_ERR_CONFIG,
+                         "lci_group_create: the NI has room for %u groups "
+                         "and %u members in all",
+                         ni->ngroups - 1, cap);
+    }
+    /* The NI's copy: the member list in SRAM and this node's position. */
+    lci_ni_group_t *g = lci_ni_group(ni, id);
+    uint16_t *members = LCI_NI_AT(ni, ni->off_members, uint16_t) +
+                        lci_host.members_used;
+    g->self = -1;
+    for (int i = 0; i < nranks; i++) {
+        members[i] = (uint16_t)ranks[i];
+        if ((uint32_t)ranks[i] == lci_host.rank) {
+            g->self = i;
+        }
+    }
+    g->members = ni->off_members + 2 * lci_host.members_used;
+    g->nmembers = (uint32_t)nranks;
+    lci_host.members_used += (uint32_t)nranks;
+    lci_host.ngroups_used++;
+    lci_host.groups[id].id = id;
+    lci_host.groups[id].live = 1;
+    *group_p = &lci_host.groups[id];
+    return LCI_OK;
+}
+
+lci_status_t lci_group_free(lci_group_t *group)
+{
+    LCI_CHECK_INIT();
+    if (group == NULL || group < lci_host.groups ||
+        group >= lci_host.groups + lci_host.ngroups_used || !group->live ||
+        group->id == 0) {
+        return lci_error(LCI_ERR_GROUP, "lci_group_free: not a live group");
+    }
+    group->live = 0; /* ids are never reused: they must agree cluster-wide */
+    return LCI_OK;
+}
+
+static lci_status_t multicast(const char *fn, lci_packet_t *packet,
+                              uint32_t gid, size_t len, uint8_t flags)
+{
+    lci_status_t st = check_send(fn, packet, len);
+    if (st != LCI_OK) {
+        return st;
+    }
+    const lci_ni_group_t *g = lci_ni_group(lci_host.ni, gid);
+    if (g->self < 0) {
+        give_back(packet);
+        return lci_error(LCI_ERR_GROUP,
+                         "%s: node %u is not a member of group %u", fn,
+                         lci_host.rank, gid);
+    }
+    if (g->nmembers == 1) {
+        give_back(packet); /* nobody else to send to */
+        return LCI_OK;
+    }
+    lci_host_enter();
+    lci_host_post_command(packet, LCI_CMD_MCAST, (uint16_t)gid, len, flags);
+    lci_host_leave();
+    return LCI_OK;
+}
+
+lci_status_t lci_multicast(lci_packet_t *packet, lci_group_t *group,
+                           size_t len)
+{
+    LCI_CHECK_INIT();
+    if (group == NULL || group < lci_host.groups ||
+        group >= lci_host.groups + lci_host.ngroups_used || !group->live) {
+        lci_status_t st = check_packet(__func__, packet);
+        if (st == LCI_OK) {
+            give_back(packet);
+        }
+        return lci_error(LCI_ERR_GROUP, "lci_multicast: not a live group");
+    }
+    return multicast(__func__, packet, group->id, len, 0);
+}
+
+lci_status_t lci_broadcast(lci_packet_t *packet, size_t len)
+{
+    LCI_CHECK_INIT();
+    return multicast(__func__, packet, 0, len, 0);
+}
+
+/* Internal broadcast of the library's own protocols. */
+lci_status_t lci_host_broadcast_internal(lci_packet_t *packet, size_t len);
+lci_status_t lci_host_broadcast_internal(lci_packet_t *packet, size_t len)
+{
+    return multicast(__func__, packet, 0, len, LCI_HF_INTERNAL);
+}
