@@ -4,7 +4,8 @@
  *
  * Host -> NI: the host takes a send buffer from the free-send ring, fills
  * it by PIO, writes a command into the command ring and rings the doorbell
- * (writes the producer index).  NI -> host: the NI DMAs each packet into the
+ * (writes the producer index) unless the NI will look at the ring by then
+ * anyway.  NI -> host: the NI DMAs each packet into the
  * next slot of the host receive ring and sets the slot's full flag; it
  * returns send buffers through the free-send ring.
  *
@@ -85,19 +86,32 @@ typedef struct {
     uint8_t flags; /* LCI_HF_* for the header */
     uint16_t reserved;
     uint32_t aux;
+    uint64_t h_time; /* when the command reaches the NI (PCI latency) */
 } lci_cmd_t;
-_Static_assert(sizeof(lci_cmd_t) == 16, "command descriptor is 16 bytes");
+_Static_assert(sizeof(lci_cmd_t) == 24, "command descriptor is 24 bytes");
 
-/* ---- NI -> host receive ring slot ---------------------------------- */
+/* ---- NI -> host receive ring --------------------------------------- */
 
+/* The host receive ring is a ring of descriptors; each names the host
+ * receive buffer (from the host's pool of nring buffers) holding the
+ * payload.  The host recycles a descriptor as soon as it has read it and a
+ * buffer when the packet is released, so a kept packet holds only its
+ * buffer.  The host returns free buffers on a stack, so the buffers in use
+ * stay few and warm. */
 typedef struct {
-    uint32_t ni_full;   /* 1 when the NI filled the slot */
-    uint32_t h_kept;    /* the client kept the packet (host-private use) */
-    uint64_t ni_time;   /* virtual time the slot became full */
+    uint32_t ni_full;   /* 1 when the NI filled the descriptor */
+    uint32_t ni_hbuf;   /* host receive buffer holding the payload */
+    uint64_t ni_time;   /* virtual time the packet became visible */
     lci_wire_hdr_t hdr; /* header as received */
-    /* payload follows, packet-size bytes */
 } lci_ring_slot_t;
-_Static_assert(sizeof(lci_ring_slot_t) == 48, "ring slot header is 48 bytes");
+_Static_assert(sizeof(lci_ring_slot_t) == 48, "ring descriptor is 48 bytes");
+
+/* The host's stack of free receive buffers (count, then indices). */
+typedef struct {
+    uint32_t h_count;
+    uint32_t reserved;
+    /* uint32_t index[nring] follows */
+} lci_hbuf_stack_t;
 
 /* ---- NI -> host free-send ring entry ------------------------------- */
 

@@ -122,20 +122,35 @@ void lci_fw_deliver(lci_ni_t *ni, uint32_t buf)
     }
 }
 
-void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
+void lci_fw_send_buf_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
 {
-    uint8_t *ref = lci_ni_refcnt(ni, buf);
-    if (--*ref > 0) {
+    uint64_t *t = LCI_NI_AT(ni, ni->off_send_time, uint64_t) + buf;
+    if (*t < when) {
+        *t = when;
+    }
+    if (--*lci_ni_refcnt(ni, buf) > 0) {
         return;
     }
+    /* Back to the host as soon as its last transmission is done (RX_no
+     * reuses send buffers right after transmission).  The entry carries
+     * that time, so no event is needed; entries stay in time order. */
+    uint64_t free_at = *t > ni->ni_free_last ? *t : ni->ni_free_last;
+    *t = 0;
+    lci_free_entry_t *e = lci_ni_free_entry(ni, ni->ni_free_prod);
+    e->buf = buf;
+    e->ni_time = free_at;
+    ni->ni_free_last = free_at;
+    ni->ni_free_prod++;
+    lci_sched_wake(ni->node, free_at);
+}
+
+void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
+{
     if (buf < ni->nsend) {
-        /* Send buffers go straight back to the host: RX_no reuses them as
-         * soon as they are on the wire. */
-        lci_free_entry_t *e = lci_ni_free_entry(ni, ni->ni_free_prod);
-        e->buf = buf;
-        e->ni_time = now;
-        ni->ni_free_prod++;
-        lci_sched_wake(ni->node, now);
+        lci_fw_send_buf_release(ni, buf, now);
+        return;
+    }
+    if (--*lci_ni_refcnt(ni, buf) > 0) {
         return;
     }
     uint32_t peer = lci_ni_buf_hdr(ni, buf)->hop_src;
@@ -145,20 +160,50 @@ void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
 
 /* ---- the processor --------------------------------------------------- */
 
-static void kick(lci_ni_t *ni, uint64_t t)
+static uint64_t min_u64(uint64_t a, uint64_t b)
 {
-    if (!ni->fw_scheduled) {
-        ni->fw_scheduled = 1;
-        lci_sim_post(t > ni->cpu_free ? t : ni->cpu_free, LCI_EV_FW_RUN,
-                     ni->node, 0, 0);
-    }
+    return a < b ? a : b;
 }
 
-static int has_work(const lci_ni_t *ni)
+/* The earliest time at which some work item is ready (LCI_TIME_NONE if
+ * none): arrivals and freed buffers now, host DMAs when they complete,
+ * host commands when they reach the NI. */
+static uint64_t next_work_time(const lci_ni_t *ni, uint64_t now)
 {
-    return ni->dma_done.count || ni->tx_freed.count || ni->rxq_count ||
-           ni->ni_cmd_cons != ni->ni_cmd_limit ||
-           (ni->dma_wait.count && ring_space(ni) > 0);
+    uint64_t t = LCI_TIME_NONE;
+    if (ni->rxq_count || ni->tx_freed.count ||
+        (ni->dma_wait.count && ring_space(ni) > 0)) {
+        t = now;
+    }
+    if (ni->dma_count) {
+        const lci_ni_dma_t *d =
+            LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) + ni->dma_head;
+        t = min_u64(t, d->time);
+    }
+    if (ni->ni_cmd_cons != ni->h_cmd_prod) {
+        t = min_u64(t, lci_ni_cmd((lci_ni_t *)ni, ni->ni_cmd_cons)->h_time);
+    }
+    return t;
+}
+
+/* Makes sure a FW_RUN event is pending for the next work item. */
+static void fw_schedule(lci_ni_t *ni, uint64_t now)
+{
+    uint64_t t = next_work_time(ni, now);
+    if (t == LCI_TIME_NONE) {
+        return;
+    }
+    if (t < now) {
+        t = now;
+    }
+    if (t < ni->cpu_free) {
+        t = ni->cpu_free;
+    }
+    if (t >= ni->fw_sched_time) {
+        return; /* an earlier run is pending: it will reschedule */
+    }
+    ni->fw_sched_time = t;
+    lci_sim_post(t, LCI_EV_FW_RUN, ni->node, 0, 0);
 }
 
 static void drain_dma_wait(lci_ni_t *ni)
@@ -273,18 +318,23 @@ static void handle_command(lci_ni_t *ni)
     lci_fw_buf_put(ni, ni->now, cmd.buf);
 }
 
-/* Runs one work item; returns 0 if there was none. */
+/* Runs one work item ready at ni->now; returns 0 if there was none. */
 static int fw_step(lci_ni_t *ni)
 {
     const lci_profile_t *p = lci_prof();
     drain_dma_wait(ni);
-    uint32_t buf = lci_ni_fifo_pop(ni, &ni->dma_done);
-    if (buf != LCI_NONE) {
-        lci_fw_charge(ni, p->ni_rx_post_ns);
-        lci_fw_buf_put(ni, ni->now, buf);
-        return 1;
+    if (ni->dma_count) {
+        lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) + ni->dma_head;
+        if (d->time <= ni->now) {
+            uint32_t buf = d->buf;
+            ni->dma_head = (ni->dma_head + 1) % ni->dma_cap;
+            ni->dma_count--;
+            lci_fw_charge(ni, p->ni_rx_post_ns);
+            lci_fw_buf_put(ni, ni->now, buf);
+            return 1;
+        }
     }
-    buf = lci_ni_fifo_pop(ni, &ni->tx_freed);
+    uint32_t buf = lci_ni_fifo_pop(ni, &ni->tx_freed);
     if (buf != LCI_NONE) {
         lci_fw_charge(ni, p->ni_credit_ns);
         lci_fw_buf_put(ni, ni->now, buf);
@@ -298,25 +348,66 @@ static int fw_step(lci_ni_t *ni)
         handle_arrival(ni, &e);
         return 1;
     }
-    if (ni->ni_cmd_cons != ni->ni_cmd_limit) {
+    if (ni->ni_cmd_cons != ni->h_cmd_prod &&
+        lci_ni_cmd(ni, ni->ni_cmd_cons)->h_time <= ni->now) {
         handle_command(ni);
         return 1;
     }
     return 0;
 }
 
+/* Runs work items from time t on.  While the next item is ready before
+ * any other pending event (and before any host can act), it runs at once:
+ * the same order as posting an event for it, without the event. */
+static void fw_run(lci_ni_t *ni, uint64_t t)
+{
+    uint64_t start = t > ni->cpu_free ? t : ni->cpu_free;
+    ni->now = start;
+    ni->fw_running = 1;
+    for (;;) {
+        uint64_t item_start = ni->now;
+        int did = fw_step(ni);
+        ni->counters.ni_busy_ns += ni->now - item_start;
+        ni->cpu_free = ni->now;
+        if (!did) {
+            break;
+        }
+        uint64_t next = next_work_time(ni, ni->now);
+        if (next == LCI_TIME_NONE) {
+            break;
+        }
+        if (next < ni->cpu_free) {
+            next = ni->cpu_free;
+        }
+        if (next >= ni->fw_sched_time || !lci_sim_can_run_now(next)) {
+            break;
+        }
+        lci_sim_trace(next, LCI_EV_FW_RUN, ni->node);
+        ni->now = next;
+    }
+    ni->fw_running = 0;
+    fw_schedule(ni, ni->cpu_free);
+}
+
+/* New work for the NI processor at time t (from the hardware or the
+ * host): an idle processor starts on it at once. */
+static void kick(lci_ni_t *ni, uint64_t t)
+{
+    if (!ni->fw_running && t >= ni->cpu_free && ni->fw_sched_time > t) {
+        fw_run(ni, t);
+    } else {
+        fw_schedule(ni, t);
+    }
+}
+
 void lci_fw_on_run(const lci_event_t *ev)
 {
     lci_ni_t *ni = lci_world_ni(ev->node);
-    ni->fw_scheduled = 0;
-    uint64_t start = ev->time > ni->cpu_free ? ev->time : ni->cpu_free;
-    ni->now = start;
-    fw_step(ni);
-    ni->counters.ni_busy_ns += ni->now - start;
-    ni->cpu_free = ni->now;
-    if (has_work(ni)) {
-        kick(ni, ni->cpu_free);
+    if (ev->time != ni->fw_sched_time) {
+        return; /* superseded by an earlier run */
     }
+    ni->fw_sched_time = LCI_TIME_NONE;
+    fw_run(ni, ev->time);
 }
 
 /* ---- from the hardware and the host ----------------------------------- */
@@ -338,17 +429,22 @@ void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
     kick(ni, now);
 }
 
-void lci_fw_host_dma_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
+void lci_fw_host_dma_started(lci_ni_t *ni, uint64_t now, uint32_t buf,
+                             uint64_t done)
 {
-    lci_ni_fifo_push(ni, &ni->dma_done, buf);
+    lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) +
+                      (ni->dma_head + ni->dma_count) % ni->dma_cap;
+    d->buf = buf;
+    d->time = done;
+    ni->dma_count++;
     if (ni->h_intr_enabled && !ni->watchdog_armed) {
         /* The polling watchdog: an interrupt no sooner than this. */
         ni->watchdog_armed = 1;
-        ni->watchdog_at = now;
-        lci_sim_post(now + (uint64_t)lci_prof()->watchdog_ns,
-                     LCI_EV_WATCHDOG, ni->node, 0, 0);
+        ni->watchdog_at = done;
+        lci_sim_post(done + (uint64_t)lci_prof()->watchdog_ns, LCI_EV_WATCHDOG,
+                     ni->node, 0, 0);
     }
-    kick(ni, now);
+    (void)now;
 }
 
 void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
@@ -365,9 +461,7 @@ void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
 
 void lci_fw_on_doorbell(const lci_event_t *ev)
 {
-    lci_ni_t *ni = lci_world_ni(ev->node);
-    ni->ni_cmd_limit = ev->a;
-    kick(ni, ev->time);
+    kick(lci_world_ni(ev->node), ev->time);
 }
 
 void lci_fw_on_ring_update(const lci_event_t *ev)

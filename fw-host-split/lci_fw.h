@@ -18,8 +18,12 @@
 /* ---- from the hardware ---- */
 void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                     uint32_t buf, uint32_t status, uint32_t link_src);
-void lci_fw_host_dma_done(lci_ni_t *ni, uint64_t now, uint32_t buf);
-/* The send DMA finished with buf. */
+/* A host DMA of buf started at now; it completes at done. */
+void lci_fw_host_dma_started(lci_ni_t *ni, uint64_t now, uint32_t buf,
+                             uint64_t done);
+/* Drops a reference to send buffer buf whose use ends at time when. */
+void lci_fw_send_buf_release(lci_ni_t *ni, uint32_t buf, uint64_t when);
+/* The send DMA finished with receive buffer buf. */
 void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf);
 /* Drops one reference to buf; frees it when none is left. */
 void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf);

@@ -41,12 +41,12 @@ typedef struct {
     void *upcall_arg;
     int in_upcall;
 
-    /* receive ring */
-    uint32_t ring_cons;     /* next slot to look at */
-    uint32_t ring_released; /* every slot before this one is released */
-    uint32_t ring_reported; /* the limit last told to the NI */
-    uint8_t *slot_done;     /* released out of order, per slot */
-    lci_rpacket_t *rpackets; /* per slot, for kept packets */
+    /* receive ring and host receive buffers */
+    uint32_t ring_cons;      /* next descriptor to look at */
+    uint32_t hbuf_released;  /* host buffers released so far */
+    uint32_t ring_reported;  /* the limit last told to the NI */
+    uint8_t *hbuf_kept;      /* per host buffer: the client kept it */
+    lci_rpacket_t *rpackets; /* per host buffer */
 
     /* send buffers */
     struct lci_packet *packets; /* one handle per send buffer */

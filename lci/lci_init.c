@@ -228,11 +228,11 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host.hs->pid = (int32_t)getpid();
     lci_host.prof = &s->prof;
     uint32_t nring = s->cfg.nring, nsend = s->cfg.nsend;
-    lci_host.slot_done = calloc(nring, 1);
+    lci_host.hbuf_kept = calloc(nring, 1);
     lci_host.rpackets = calloc(nring, sizeof *lci_host.rpackets);
     lci_host.packets = calloc(nsend, sizeof *lci_host.packets);
     lci_host.spare = calloc(nsend, sizeof *lci_host.spare);
-    if (!lci_host.slot_done || !lci_host.rpackets || !lci_host.packets ||
+    if (!lci_host.hbuf_kept || !lci_host.rpackets || !lci_host.packets ||
         !lci_host.spare) {
         return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
     }
@@ -262,7 +262,7 @@ lci_status_t lci_finalize(void)
     lci_host_enter();
     lci_sched_exit(lci_host.rank);
     lci_host.inited = 0;
-    free(lci_host.slot_done);
+    free(lci_host.hbuf_kept);
     free(lci_host.rpackets);
     free(lci_host.packets);
     free(lci_host.spare);

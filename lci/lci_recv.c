@@ -15,29 +15,20 @@ lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg)
     return LCI_OK;
 }
 
-static uint32_t slot_index(uint32_t counter)
+/* Returns a host receive buffer to the pool; the NI learns of freed
+ * buffers in batches (report_ring). */
+static void release_hbuf(uint32_t hbuf)
 {
-    return counter % lci_seg()->cfg.nring;
-}
-
-/* Frees a ring slot; the NI learns of contiguous frees in batches. */
-static void release_slot(uint32_t counter)
-{
-    lci_ring_slot_t *slot = lci_world_ring_slot(lci_host.rank, counter);
-    /* Release: the NI may refill the slot once it sees the update. */
-    __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELEASE);
-    lci_host.slot_done[slot_index(counter)] = 1;
-    while (lci_host.ring_released != lci_host.ring_cons &&
-           lci_host.slot_done[slot_index(lci_host.ring_released)]) {
-        lci_host.slot_done[slot_index(lci_host.ring_released)] = 0;
-        lci_host.ring_released++;
-    }
+    uint32_t node = lci_host.rank;
+    lci_hbuf_stack_t *stack = lci_world_hbuf_stack(node);
+    lci_world_hbuf_stack_slots(node)[stack->h_count++] = hbuf;
+    lci_host.hbuf_released++;
     lci_host_charge(lci_host.prof->host_release_ns);
 }
 
 static void report_ring(void)
 {
-    uint32_t limit = lci_host.ring_released + lci_seg()->cfg.nring;
+    uint32_t limit = lci_host.hbuf_released + lci_seg()->cfg.nring;
     if (limit != lci_host.ring_reported) {
         lci_host.ring_reported = limit;
         lci_host_post_ni(LCI_EV_RING_UPDATE, limit);
@@ -57,10 +48,10 @@ static void fa_reply(const void *payload)
 int lci_host_deliver(uint64_t *next_p)
 {
     int n = 0;
+    uint32_t node = lci_host.rank;
     *next_p = LCI_TIME_INF;
     for (;;) {
-        uint32_t counter = lci_host.ring_cons;
-        lci_ring_slot_t *slot = lci_world_ring_slot(lci_host.rank, counter);
+        lci_ring_slot_t *slot = lci_world_ring_slot(node, lci_host.ring_cons);
         /* Acquire: pairs with the NI's release of the full flag. */
         if (!__atomic_load_n(&slot->ni_full, __ATOMIC_ACQUIRE)) {
             break;
@@ -69,40 +60,43 @@ int lci_host_deliver(uint64_t *next_p)
             *next_p = slot->ni_time; /* arrived, but not yet at our clock */
             break;
         }
-        const lci_wire_hdr_t *hdr = &slot->hdr;
-        int internal = hdr->type == LCI_PKT_FA_REP ||
-                       (hdr->flags & LCI_HF_INTERNAL);
+        lci_wire_hdr_t hdr = slot->hdr;
+        int internal = hdr.type == LCI_PKT_FA_REP ||
+                       (hdr.flags & LCI_HF_INTERNAL);
         if (!internal && lci_host.upcall == NULL) {
             break; /* nobody to give it to yet */
         }
+        uint32_t hbuf = slot->ni_hbuf;
+        const char *data = lci_world_hbuf(node, hbuf);
+        /* The descriptor is read: recycle it at once. */
+        __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELAXED);
         lci_host.ring_cons++;
         lci_host_charge(lci_host.prof->host_recv_ns);
-        if (hdr->type == LCI_PKT_FA_REP) {
-            fa_reply(slot + 1);
-            release_slot(counter);
+        if (hdr.type == LCI_PKT_FA_REP) {
+            fa_reply(data);
+            release_hbuf(hbuf);
             continue;
         }
-        if (hdr->flags & LCI_HF_INTERNAL) {
-            lci_host_internal(hdr, slot + 1);
-            release_slot(counter);
+        if (hdr.flags & LCI_HF_INTERNAL) {
+            lci_host_internal(&hdr, data);
+            release_hbuf(hbuf);
             continue;
         }
-        lci_rpacket_t *rp = &lci_host.rpackets[slot_index(counter)];
-        rp->data = slot + 1;
-        rp->len = hdr->len;
-        rp->src = hdr->origin;
-        rp->group = hdr->type == LCI_PKT_MCAST ? (int)hdr->group : -1;
-        rp->lci_private = (void *)(uintptr_t)(counter + 1);
+        lci_rpacket_t *rp = &lci_host.rpackets[hbuf];
+        rp->data = data;
+        rp->len = hdr.len;
+        rp->src = hdr.origin;
+        rp->group = hdr.type == LCI_PKT_MCAST ? (int)hdr.group : -1;
+        rp->lci_private = NULL;
         lci_host.hs->delivered++;
         n++;
         lci_host.in_upcall = 1;
         lci_upcall_result_t r = lci_host.upcall(rp, lci_host.upcall_arg);
         lci_host.in_upcall = 0;
         if (r == LCI_UPCALL_KEEP) {
-            slot->h_kept = 1;
+            lci_host.hbuf_kept[hbuf] = 1;
         } else {
-            rp->lci_private = NULL;
-            release_slot(counter);
+            release_hbuf(hbuf);
         }
     }
     report_ring();
@@ -115,22 +109,20 @@ lci_status_t lci_release(lci_rpacket_t *packet)
     if (packet == NULL) {
         return lci_error(LCI_ERR_INVAL, "lci_release: NULL packet");
     }
-    if (packet < lci_host.rpackets ||
-        packet >= lci_host.rpackets + lci_seg()->cfg.nring ||
-        packet->lci_private == NULL) {
+    uint32_t nring = lci_seg()->cfg.nring;
+    if (packet < lci_host.rpackets || packet >= lci_host.rpackets + nring) {
+        return lci_error(LCI_ERR_INVAL,
+                         "lci_release: not a packet LCI delivered");
+    }
+    uint32_t hbuf = (uint32_t)(packet - lci_host.rpackets);
+    if (!lci_host.hbuf_kept[hbuf]) {
         return lci_error(LCI_ERR_STATE,
                          "lci_release: not a kept packet (released twice, "
                          "or released by returning LCI_UPCALL_RELEASE?)");
     }
-    uint32_t counter = (uint32_t)(uintptr_t)packet->lci_private - 1;
-    lci_ring_slot_t *slot = lci_world_ring_slot(lci_host.rank, counter);
-    if (!slot->h_kept) {
-        return lci_error(LCI_ERR_STATE, "lci_release: packet was not kept");
-    }
     lci_host_account();
-    slot->h_kept = 0;
-    packet->lci_private = NULL;
-    release_slot(counter);
+    lci_host.hbuf_kept[hbuf] = 0;
+    release_hbuf(hbuf);
     report_ring();
     lci_host_leave();
     return LCI_OK;

@@ -78,9 +78,13 @@ static void pin_to_one_core(void)
             CPU_SET(c, &set);
             /* One core: the turn hand-off is the cheap same-core switch. */
             sched_setaffinity(0, sizeof set, &set);
-            return;
+            break;
         }
     }
+    /* Only the holder of the turn runs; a woken node must not preempt the
+     * waker before it sleeps, which SCHED_BATCH prevents. */
+    struct sched_param param = {.sched_priority = 0};
+    sched_setscheduler(0, SCHED_BATCH, &param);
 }
 
 static void print_stats(lci_seg_t *seg)
@@ -318,8 +322,17 @@ int main(int argc, char **argv)
             continue;
         }
         pids[rank] = 0;
-        int ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
-                 lci_world_host(rank)->status == LCI_HOST_EXITED;
+        int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        int ok = clean && lci_world_host(rank)->status == LCI_HOST_EXITED;
+        if (clean && !atomic_load(&lci_world_host(rank)->started)) {
+            /* Not an LCI program (or it only printed its help): fine as
+             * long as no node uses LCI. */
+            atomic_store(&lci_world_host(rank)->gone, 1);
+            ok = 1;
+            for (uint32_t k = 0; k < n; k++) {
+                ok &= !atomic_load(&lci_world_host(k)->started);
+            }
+        }
         if (!ok && !failed) {
             failed = report_failure(seg, rank, status);
             kill_all();
@@ -345,12 +358,13 @@ int main(int argc, char **argv)
         print_stats(seg);
         fprintf(stderr,
                 "lci-run: %u nodes, %s, %s, virtual time %.3f ms, %llu "
-                "events (queue peak %llu), %llu packets on the wire, wall "
-                "%.3f s\n",
+                "events (queue peak %llu), %llu packets on the wire, %llu "
+                "hand-offs, wall %.3f s\n",
                 n, seg->cfg.decomp, seg->prof.name, vt / 1e6,
                 (unsigned long long)seg->events_run,
                 (unsigned long long)seg->heap_peak,
-                (unsigned long long)seg->packets_on_wire, wall);
+                (unsigned long long)seg->packets_on_wire,
+                (unsigned long long)seg->handoffs, wall);
     }
     return 0;
 }

@@ -24,12 +24,12 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf);
 
 /* Copies buffer buf into the host receive ring slot `slot` by DMA, starting
- * no earlier than now. */
+ * no earlier than now; the firmware hears of the completion through
+ * lci_fw_host_dma_started's queue. */
 void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot);
 
 /* Event handlers of the hardware. */
 void lci_hw_on_wire_arrive(const lci_event_t *ev);
 void lci_hw_on_tx_done(const lci_event_t *ev);
-void lci_hw_on_host_dma_done(const lci_event_t *ev);
 
 #endif

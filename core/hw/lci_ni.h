@@ -40,6 +40,15 @@ typedef struct {
     uint32_t aux;
 } lci_txd_t;
 
+/* A host DMA in flight: buffer buf reaches host memory at time. */
+typedef struct {
+    uint32_t buf;
+    uint32_t reserved;
+    uint64_t time;
+} lci_ni_dma_t;
+
+#define LCI_TIME_NONE UINT64_MAX
+
 /* An arrived packet waiting for the firmware. */
 typedef struct {
     lci_wire_hdr_t hdr;
@@ -87,22 +96,26 @@ typedef struct lci_ni {
     uint32_t ncmd;           /* command ring slots */
     uint32_t h_cmd_prod;     /* written by the host (PIO) */
     uint32_t ni_cmd_cons;    /* commands the NI has taken */
-    uint32_t ni_cmd_limit;   /* producer index the last doorbell announced */
     uint32_t ni_ring_limit;  /* host ring slots released (the host's word) */
     uint32_t h_intr_enabled; /* host asked for interrupts */
 
     /* ---- NI -> host ---- */
     uint32_t ni_free_prod, h_free_cons; /* free-send ring indices */
+    uint64_t ni_free_last;              /* time of the newest entry */
+    uint32_t off_send_time;             /* uint64_t[nsend]: when each send
+                                           buffer's last use ends */
     uint32_t ni_ring_prod;              /* next host ring slot to fill */
 
     /* ---- buffer and descriptor pools ---- */
-    lci_ni_fifo_t recv_free; /* free receive buffers */
+    lci_ni_fifo_t recv_free; /* free receive buffers (a stack: the most
+                                recently freed, still warm, is reused) */
     uint32_t txd_free;       /* free-list head of transmit descriptors */
     uint32_t ntxd;
     /* arrived packets waiting for the firmware: a ring of lci_rxq_entry_t */
     uint32_t rxq_off, rxq_cap, rxq_head, rxq_count;
     lci_ni_fifo_t dma_wait;  /* receive buffers waiting for a ring slot */
-    lci_ni_fifo_t dma_done;  /* buffers whose host DMA finished */
+    /* host DMAs in flight, in completion order: lci_ni_dma_t[nrecv] */
+    uint32_t dma_off, dma_cap, dma_head, dma_count;
     lci_ni_fifo_t tx_freed;  /* receive buffers freed by a transmission */
 
     /* ---- engines and processor (virtual ns) ---- */
@@ -111,8 +124,10 @@ typedef struct lci_ni {
     uint64_t rx_free;   /* wire -> SRAM DMA busy until */
     uint64_t hdma_free; /* SRAM <-> host DMA busy until */
     uint64_t now;       /* time of the firmware handler running */
-    uint32_t fw_scheduled;
+    uint64_t fw_sched_time; /* the pending FW_RUN event, or LCI_TIME_NONE */
+    uint32_t fw_running;    /* a firmware handler is running (no re-entry) */
     uint32_t hdma_inflight;
+    uint32_t reserved2;
 
     /* ---- interrupts ---- */
     uint32_t watchdog_armed;
@@ -203,6 +218,16 @@ static inline uint32_t lci_ni_fifo_pop(lci_ni_t *ni, lci_ni_fifo_t *f)
     f->head = (f->head + 1) % f->cap;
     f->count--;
     return v;
+}
+
+/* The same storage used as a stack. */
+static inline uint32_t lci_ni_stack_pop(lci_ni_t *ni, lci_ni_fifo_t *f)
+{
+    if (f->count == 0) {
+        return LCI_NONE;
+    }
+    f->count--;
+    return LCI_NI_AT(ni, f->off, uint32_t)[(f->head + f->count) % f->cap];
 }
 
 static inline uint32_t lci_ni_fifo_peek(lci_ni_t *ni, const lci_ni_fifo_t *f)

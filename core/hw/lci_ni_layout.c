@@ -66,7 +66,10 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
                         "arrival queue");
     uint32_t off_rfree = carve(&a, (uint64_t)ni->nrecv * 4, "receive free list");
     uint32_t off_wait = carve(&a, (uint64_t)ni->nrecv * 4, "host-DMA wait queue");
-    uint32_t off_done = carve(&a, (uint64_t)ni->nrecv * 4, "host-DMA done queue");
+    ni->dma_off = carve(&a, (uint64_t)ni->nrecv * sizeof(lci_ni_dma_t),
+                        "host-DMA queue");
+    ni->dma_cap = ni->nrecv;
+    ni->off_send_time = carve(&a, (uint64_t)ni->nsend * 8, "send-buffer times");
     uint32_t off_freed = carve(&a, (uint64_t)ni->nrecv * 4, "transmit-freed queue");
     ni->off_fa = carve(&a, (uint64_t)ni->nfa * sizeof(int64_t),
                        "fetch-and-add variables");
@@ -89,9 +92,8 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
 
     fifo_init(&ni->recv_free, off_rfree, ni->nrecv);
     fifo_init(&ni->dma_wait, off_wait, ni->nrecv);
-    fifo_init(&ni->dma_done, off_done, ni->nrecv);
     fifo_init(&ni->tx_freed, off_freed, ni->nrecv);
-    for (uint32_t i = 0; i < ni->nrecv; i++) {
+    for (uint32_t i = ni->nrecv; i-- > 0;) {
         lci_ni_fifo_push(ni, &ni->recv_free, ni->nsend + i);
     }
     /* Every send buffer starts on the free-send ring, visible at time 0. */
@@ -111,6 +113,7 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
         peer->blocked_head = peer->blocked_tail = LCI_NONE;
     }
     ni->ni_ring_limit = ni->nring; /* the whole ring is free */
+    ni->fw_sched_time = LCI_TIME_NONE;
     /* Group 0 is every node; its member list is implicit. */
     lci_ni_group_t *g0 = lci_ni_group(ni, 0);
     g0->nmembers = cfg->nnodes;

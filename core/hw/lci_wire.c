@@ -79,7 +79,9 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     uint64_t rx_end = rx_start + dur;
     dst->rx_free = rx_end;
     ni->tx_free = max_u64(start + dur, rx_end - latency);
-    if (buf != LCI_NONE) {
+    if (buf != LCI_NONE && buf < ni->nsend) {
+        lci_fw_send_buf_release(ni, buf, ni->tx_free);
+    } else if (buf != LCI_NONE) {
         lci_sim_post(ni->tx_free, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
 
@@ -152,7 +154,7 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
      * has one; control packets need none. */
     uint32_t buf = LCI_NONE;
     if (status == LCI_HW_OK && !lci_pkt_is_control(hdr.type)) {
-        buf = lci_ni_fifo_pop(ni, &ni->recv_free);
+        buf = lci_ni_stack_pop(ni, &ni->recv_free);
         if (buf != LCI_NONE) {
             memcpy(lci_ni_buf(ni, buf), ws + 1, sizeof hdr + hdr.len);
             *lci_ni_refcnt(ni, buf) = 1;

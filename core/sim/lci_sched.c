@@ -26,10 +26,14 @@ static void futex_wake_word(_Atomic uint32_t *word)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
+static void ready_invalidate(void);
+
 static void give_turn(uint32_t to)
 {
     lci_host_shared_t *h = lci_world_host(to);
+    ready_invalidate(); /* the giver's clock has moved */
     lci_seg()->turn = to;
+    lci_seg()->handoffs++;
     /* Release: everything this process wrote to the segment is visible to
      * the next holder of the turn. */
     atomic_store_explicit(&h->go, 1, memory_order_release);
@@ -127,11 +131,25 @@ static void fnv_mix(uint64_t *h, uint64_t v)
 /* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
 void lci_fw_fault_check(uint32_t node);
 
-static void run_one_event(void)
+void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
+{
+    lci_seg_t *s = lci_seg();
+    fnv_mix(&s->trace_hash, t);
+    fnv_mix(&s->trace_hash, ((uint64_t)type << 32) | node);
+}
+
+int lci_sim_can_run_now(uint64_t t)
+{
+    return t < lci_seg()->horizon && t < next_event_time();
+}
+
+/* Runs the earliest event; horizon bounds what it may do without one. */
+static void run_one_event(uint64_t horizon)
 {
     lci_seg_t *s = lci_seg();
     lci_event_t ev = heap_pop();
     s->events_run++;
+    s->horizon = horizon;
     fnv_mix(&s->trace_hash, ev.time);
     fnv_mix(&s->trace_hash, ((uint64_t)ev.type << 32) | ev.node);
     fnv_mix(&s->trace_hash, ev.a);
@@ -151,21 +169,42 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > LCI_TIME_INF - b ? LCI_TIME_INF : a + b;
 }
 
-/* Smallest clock among READY hosts other than self; *who_p its rank. */
+static void ready_invalidate(void)
+{
+    lci_seg()->ready_valid = 0;
+}
+
+/* Smallest clock among READY hosts other than self; *who_p its rank.  The
+ * two smallest are cached: self is excluded by identity, so self's own
+ * clock moving does not invalidate them. */
 static uint64_t min_ready_other(uint32_t self, int *who_p)
 {
     lci_seg_t *s = lci_seg();
-    uint64_t m = LCI_TIME_INF;
-    int who = -1;
-    lci_host_shared_t *h = lci_world_host(0);
-    for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
-        if (j != self && h[j].status == LCI_HOST_READY && h[j].clock < m) {
-            m = h[j].clock;
-            who = (int)j;
+    if (!s->ready_valid) {
+        uint64_t m1 = LCI_TIME_INF, m2 = LCI_TIME_INF;
+        int w1 = -1, w2 = -1;
+        lci_host_shared_t *h = lci_world_host(0);
+        for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
+            if (h[j].status != LCI_HOST_READY) {
+                continue;
+            }
+            if (h[j].clock < m1) {
+                m2 = m1, w2 = w1;
+                m1 = h[j].clock, w1 = (int)j;
+            } else if (h[j].clock < m2) {
+                m2 = h[j].clock, w2 = (int)j;
+            }
         }
+        s->ready_min1 = m1, s->ready_min2 = m2;
+        s->ready_who1 = w1, s->ready_who2 = w2;
+        s->ready_valid = 1;
     }
-    *who_p = who;
-    return m;
+    if (s->ready_who1 == (int)self) {
+        *who_p = s->ready_who2;
+        return s->ready_min2;
+    }
+    *who_p = s->ready_who1;
+    return s->ready_min1;
 }
 
 static const char *status_name(uint32_t st)
@@ -230,6 +269,7 @@ static void cluster_idle(uint32_t self)
             if (h->status == LCI_HOST_IDLE) {
                 h->status = LCI_HOST_READY;
                 h->woken_idle = 1;
+                ready_invalidate();
             }
         }
         return;
@@ -249,7 +289,7 @@ void lci_sched_sync(uint32_t self)
         uint64_t lim = sat_add(t < m ? t : m, s->lookahead_ns);
         uint64_t te = next_event_time();
         if (te <= t && te < lim) {
-            run_one_event();
+            run_one_event(lim);
             continue;
         }
         if (t < sat_add(m, s->lookahead_ns)) {
@@ -266,13 +306,14 @@ int lci_sched_wait(uint32_t self, lci_host_status_t how)
     lci_host_shared_t *me = lci_world_host(self);
     me->status = how;
     me->woken_idle = 0;
+    ready_invalidate();
     while (me->status != LCI_HOST_READY) {
         lci_sched_check_abort();
         int who;
         uint64_t m = min_ready_other(self, &who);
         uint64_t te = next_event_time();
         if (te != LCI_TIME_INF && te < sat_add(m, s->lookahead_ns)) {
-            run_one_event();
+            run_one_event(sat_add(m, s->lookahead_ns));
             continue;
         }
         if (who >= 0) {
@@ -290,6 +331,7 @@ void lci_sched_wake(uint32_t node, uint64_t time)
 {
     lci_host_shared_t *h = lci_world_host(node);
     if (h->status == LCI_HOST_WAITING || h->status == LCI_HOST_IDLE) {
+        ready_invalidate();
         h->status = LCI_HOST_READY;
         h->woken_idle = 0;
         if (h->clock < time) {
@@ -302,13 +344,14 @@ void lci_sched_exit(uint32_t self)
 {
     lci_seg_t *s = lci_seg();
     lci_world_host(self)->status = LCI_HOST_EXITED;
+    ready_invalidate();
     for (;;) {
         lci_sched_check_abort();
         int who;
         uint64_t m = min_ready_other(self, &who);
         uint64_t te = next_event_time();
         if (te != LCI_TIME_INF && te < sat_add(m, s->lookahead_ns)) {
-            run_one_event();
+            run_one_event(sat_add(m, s->lookahead_ns));
             continue;
         }
         if (who >= 0) {
@@ -325,7 +368,17 @@ void lci_sched_exit(uint32_t self)
 
 void lci_sched_start(uint32_t self)
 {
-    lci_world_host(self)->started = 1;
+    lci_seg_t *s = lci_seg();
+    /* Sequentially consistent with lci-run's marking of nodes that exit
+     * without lci_init: one of the two sides sees the other. */
+    atomic_store(&lci_world_host(self)->started, 1);
+    for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
+        if (atomic_load(&lci_world_host(j)->gone)) {
+            lci_sched_fail((int)j, LCI_ERR_PLATFORM,
+                           "exited without calling lci_init while other "
+                           "nodes use LCI");
+        }
+    }
     take_turn(self);
     lci_sched_sync(self);
 }

@@ -29,7 +29,7 @@ typedef enum {
     LCI_EV_FW_RUN = 3,      /* NI processor: run one firmware work item */
     LCI_EV_WIRE_ARRIVE = 4, /* link: packet in wire slot a reaches node */
     LCI_EV_TX_DONE = 5,     /* send DMA done: release buffer a */
-    LCI_EV_HDMA_DONE = 6,   /* host DMA of buffer a into ring slot b done */
+    LCI_EV_UNUSED_6 = 6,
     LCI_EV_WATCHDOG = 7,    /* polling watchdog expired */
     LCI_EV_INTR_ENABLE = 8, /* host -> NI: interrupts on (a = 1) / off */
     LCI_EV_MAX = 9
@@ -43,6 +43,14 @@ extern const lci_event_handler_func_t lci_event_table[LCI_EV_MAX];
 /* Schedules an event. */
 void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                   uint64_t b);
+
+/* From an event handler: whether work at time t may run right now instead
+ * of through an event -- true when t precedes every pending event and
+ * every host's next action. */
+int lci_sim_can_run_now(uint64_t t);
+
+/* Adds work done without an event to the trace hash. */
+void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node);
 
 /* The calling host (status READY) waits until it may run at its clock,
  * executing events and handing the turn on meanwhile. */

@@ -7,8 +7,8 @@
 lci_world_t lci_world;
 
 typedef struct {
-    uint64_t hosts, heap, sram, rings, wire, wire_free, total;
-    uint64_t ring_slot, wire_slot, nwire;
+    uint64_t hosts, heap, sram, rings, pools, pool_free, wire, wire_free, total;
+    uint64_t ring_slot, wire_slot, nwire, pool_buf, pool_free_stride;
 } seg_layout_t;
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -20,7 +20,9 @@ static seg_layout_t layout(const lci_config_t *cfg, uint64_t events)
 {
     seg_layout_t l;
     uint64_t n = cfg->nnodes;
-    l.ring_slot = round_up(sizeof(lci_ring_slot_t) + cfg->packet_size, 64);
+    l.ring_slot = round_up(sizeof(lci_ring_slot_t), 16);
+    l.pool_buf = round_up(cfg->packet_size - sizeof(lci_wire_hdr_t), 64);
+    l.pool_free_stride = round_up(sizeof(lci_hbuf_stack_t) + 4ull * cfg->nring, 64);
     l.wire_slot = round_up(16 + cfg->packet_size, 64);
     /* The fabric never drops for lack of space: one in-flight slot per NI
      * buffer in the cluster is more than flow control can ever use. */
@@ -29,7 +31,9 @@ static seg_layout_t layout(const lci_config_t *cfg, uint64_t events)
     l.heap = round_up(l.hosts + n * sizeof(lci_host_shared_t), 4096);
     l.sram = round_up(l.heap + events * sizeof(lci_event_t), 4096);
     l.rings = round_up(l.sram + n * round_up(cfg->sram_bytes, 4096), 4096);
-    l.wire = round_up(l.rings + n * cfg->nring * l.ring_slot, 4096);
+    l.pools = round_up(l.rings + n * cfg->nring * l.ring_slot, 4096);
+    l.pool_free = round_up(l.pools + n * cfg->nring * l.pool_buf, 4096);
+    l.wire = round_up(l.pool_free + n * l.pool_free_stride, 4096);
     l.wire_free = round_up(l.wire + l.nwire * l.wire_slot, 4096);
     l.total = round_up(l.wire_free + l.nwire * 4, 4096);
     return l;
@@ -63,7 +67,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
     /* Host actions reach the NI no sooner than the doorbell latency, which
      * is therefore the largest exact lookahead. */
     uint64_t d = (uint64_t)prof->host_doorbell_ns;
-    s->lookahead_ns = cfg->lookahead_ns < d ? cfg->lookahead_ns : d;
+    s->lookahead_ns = cfg->lookahead_ns == UINT64_MAX ? d : cfg->lookahead_ns;
     if (s->lookahead_ns == 0) {
         s->lookahead_ns = 1;
     }
@@ -72,6 +76,11 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
     s->off_sram = l.sram;
     s->off_rings = l.rings;
     s->off_wire = l.wire;
+    s->off_pools = l.pools;
+    s->off_pool_free = l.pool_free;
+    s->pool_buf_bytes = l.pool_buf;
+    s->pool_stride = cfg->nring * l.pool_buf;
+    s->pool_free_stride = l.pool_free_stride;
     s->off_wire_free = l.wire_free;
     s->sram_stride = round_up(cfg->sram_bytes, 4096);
     s->ring_stride = cfg->nring * l.ring_slot;
@@ -89,6 +98,12 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
         if (st != LCI_OK) {
             return st;
         }
+        lci_hbuf_stack_t *stack = lci_world_hbuf_stack(k);
+        uint32_t *slots = lci_world_hbuf_stack_slots(k);
+        for (uint32_t b = 0; b < cfg->nring; b++) {
+            slots[b] = cfg->nring - 1 - b; /* buffer 0 on top */
+        }
+        stack->h_count = cfg->nring;
         lci_host_shared_t *h = lci_world_host(k);
         h->status = LCI_HOST_READY;
         h->clock = 0;

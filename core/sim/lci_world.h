@@ -50,9 +50,9 @@ typedef struct {
     uint32_t status;      /* lci_host_status_t */
     _Atomic uint32_t go;  /* futex word: 1 when this host holds the turn */
     int32_t pid;
-    uint32_t started;     /* lci_init reached */
+    _Atomic uint32_t started; /* lci_init reached */
+    _Atomic uint32_t gone;    /* exited without ever calling lci_init */
     uint32_t woken_idle;  /* left IDLE because the cluster was idle */
-    uint32_t reserved;
     uint64_t busy_ns;     /* time charged for LCI work */
     uint64_t delivered;   /* packets handed to the upcall */
 } lci_host_shared_t;
@@ -77,11 +77,21 @@ typedef struct {
     uint64_t heap_count, heap_cap, next_seq;
     uint64_t heap_peak;
     uint64_t lookahead_ns;
+    uint64_t horizon;        /* nothing may act before this (current event) */
+    /* the two smallest clocks of READY hosts, valid until a host's status
+     * changes or the turn passes (only the holder's clock moves) */
+    uint32_t ready_valid;
+    int32_t ready_who1, ready_who2;
+    uint32_t reserved_ready;
+    uint64_t ready_min1, ready_min2;
     uint64_t packets_on_wire;
+    uint64_t handoffs;       /* turn hand-offs between processes */
 
     /* ---- offsets ---- */
     uint64_t off_hosts, off_heap, off_sram, off_rings, off_wire, off_wire_free;
+    uint64_t off_pools, off_pool_free;
     uint64_t sram_stride, ring_stride, ring_slot_bytes, wire_slot_bytes;
+    uint64_t pool_stride, pool_buf_bytes, pool_free_stride;
     uint32_t nwire, wire_free_count;
 } lci_seg_t;
 
@@ -122,6 +132,26 @@ static inline lci_ring_slot_t *lci_world_ring_slot(uint32_t node, uint32_t idx)
                                node * s->ring_stride +
                                (uint64_t)(idx % s->cfg.nring) *
                                    s->ring_slot_bytes);
+}
+
+/* Payload of host receive buffer hbuf of node. */
+static inline char *lci_world_hbuf(uint32_t node, uint32_t hbuf)
+{
+    lci_seg_t *s = lci_world.seg;
+    return lci_world.base + s->off_pools + node * s->pool_stride +
+           (uint64_t)hbuf * s->pool_buf_bytes;
+}
+
+static inline lci_hbuf_stack_t *lci_world_hbuf_stack(uint32_t node)
+{
+    lci_seg_t *s = lci_world.seg;
+    return (lci_hbuf_stack_t *)(lci_world.base + s->off_pool_free +
+                                node * s->pool_free_stride);
+}
+
+static inline uint32_t *lci_world_hbuf_stack_slots(uint32_t node)
+{
+    return (uint32_t *)(lci_world_hbuf_stack(node) + 1);
 }
 
 static inline lci_event_t *lci_world_heap(void)
