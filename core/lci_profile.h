@@ -27,15 +27,15 @@ typedef enum {
 
 /* X(field, default, unit, description) */
 #define LCI_PROFILE_FIELDS(X)                                                  \
-    X(host_speed, 0.0, LCI_UNIT_FACTOR,                                        \
+    X(host_speed, 20.0, LCI_UNIT_FACTOR,                                       \
       "simulated host time per second of measured CPU time")                   \
     X(host_alloc_ns, 150.0, LCI_UNIT_TIME, "host: take a send buffer")         \
-    X(host_send_ns, 1000.0, LCI_UNIT_TIME,                                     \
+    X(host_send_ns, 1140.0, LCI_UNIT_TIME,                                     \
       "host: write a send descriptor and ring the doorbell")                   \
-    X(host_pio_ns_per_byte, 6.0, LCI_UNIT_TIME,                                \
+    X(host_pio_ns_per_byte, 13.0, LCI_UNIT_TIME,                                \
       "host: programmed I/O into NI memory, per byte")                         \
     X(host_poll_ns, 100.0, LCI_UNIT_TIME, "host: one poll of the receive ring") \
-    X(host_recv_ns, 2000.0, LCI_UNIT_TIME,                                     \
+    X(host_recv_ns, 2100.0, LCI_UNIT_TIME,                                     \
       "host: take an arrived packet and dispatch the upcall")                  \
     X(host_release_ns, 300.0, LCI_UNIT_TIME,                                   \
       "host: release a receive buffer")                                        \
@@ -46,13 +46,13 @@ typedef enum {
     X(ni_tx_ns, 500.0, LCI_UNIT_TIME, "NI: start a packet transmission")       \
     X(ni_rx_ns, 2000.0, LCI_UNIT_TIME,                                         \
       "NI: handle an arrived packet up to starting its DMA")                   \
-    X(ni_rx_post_ns, 2000.0, LCI_UNIT_TIME,                                    \
+    X(ni_rx_post_ns, 4300.0, LCI_UNIT_TIME,                                    \
       "NI: finish an arrived packet after its DMA (release, credits)")         \
     X(ni_credit_ns, 500.0, LCI_UNIT_TIME,                                      \
       "NI: process credits or an explicit acknowledgement")                    \
-    X(ni_mcast_fwd_ns, 1500.0, LCI_UNIT_TIME,                                  \
+    X(ni_mcast_fwd_ns, 3500.0, LCI_UNIT_TIME,                                  \
       "NI: forward a multicast packet to one child")                           \
-    X(ni_fa_ns, 3000.0, LCI_UNIT_TIME, "NI: serve a fetch-and-add request")     \
+    X(ni_fa_ns, 6000.0, LCI_UNIT_TIME, "NI: serve a fetch-and-add request")     \
     X(ni_dma_setup_ns, 300.0, LCI_UNIT_TIME, "DMA engine start-up latency")     \
     X(ni_intr_ns, 500.0, LCI_UNIT_TIME, "NI: raise an interrupt")              \
     X(ni_clock_ns, 500.0, LCI_UNIT_TIME, "NI clock resolution")                \

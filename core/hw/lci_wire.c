@@ -61,14 +61,6 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     lci_ni_t *dst = lci_world_ni(hdr->dst);
     uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
 
-    /* Link hardware: per-destination sequence and CRC. */
-    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
-    hdr->link_seq = ++peer->link_tx;
-    hdr->crc = 0;
-    uint32_t crc = lci_crc32(hdr, sizeof *hdr);
-    crc = lci_crc32_update(crc, payload, hdr->len);
-    hdr->crc = crc;
-
     /* Cut-through through one crossbar switch; the receiver's wire DMA
      * drains packets one at a time, and back-pressure holds the sender's
      * link until its packet has drained. */
@@ -85,17 +77,10 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
         lci_sim_post(ni->tx_free, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
 
-    /* Fault injection: decided per packet from the seed, never by the
-     * protocol code. */
-    uint64_t n = s->packets_on_wire++;
-    int is_data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
-    const lci_fault_config_t *f = &s->cfg.fault;
-    if (is_data && f->drop_nth != 0 && n + 1 == f->drop_nth) {
-        return;
-    }
-    if (f->drop > 0 && fault_uniform(f->seed, 2 * n) < f->drop) {
-        return;
-    }
+    /* Link hardware: a per-destination sequence number, then the CRC over
+     * everything after the CRC field. */
+    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
+    hdr->link_seq = ++peer->link_tx;
     if (s->wire_free_count == 0) {
         lci_sched_fail((int)ni->node, LCI_ERR_CONFIG,
                        "the network ran out of in-flight packet slots (%u)",
@@ -103,13 +88,27 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     }
     uint32_t idx = wire_free_stack()[--s->wire_free_count];
     wire_slot_t *ws = wire_slot(idx);
+    unsigned char *pkt = (unsigned char *)(ws + 1);
     ws->src = ni->node;
     ws->bytes = bytes;
-    memcpy(ws + 1, hdr, sizeof *hdr);
-    memcpy((char *)(ws + 1) + sizeof *hdr, payload, hdr->len);
+    memcpy(pkt, hdr, sizeof *hdr);
+    memcpy(pkt + sizeof *hdr, payload, hdr->len);
+    uint32_t crc = lci_crc32(pkt + sizeof hdr->crc, bytes - sizeof hdr->crc);
+    memcpy(pkt, &crc, sizeof crc);
+
+    /* Fault injection: decided per packet from the seed, never by the
+     * protocol code. */
+    uint64_t n = s->packets_on_wire++;
+    int is_data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
+    const lci_fault_config_t *f = &s->cfg.fault;
+    if ((is_data && f->drop_nth != 0 && n + 1 == f->drop_nth) ||
+        (f->drop > 0 && fault_uniform(f->seed, 2 * n) < f->drop)) {
+        wire_free_stack()[s->wire_free_count++] = idx;
+        return;
+    }
     if (f->corrupt > 0 && fault_uniform(f->seed, 2 * n + 1) < f->corrupt) {
         uint64_t r = fault_random(f->seed ^ 0x5bd1e995, n);
-        ((unsigned char *)(ws + 1))[r % bytes] ^= (unsigned char)(1u << (r >> 32) % 8);
+        pkt[r % bytes] ^= (unsigned char)(1u << (r >> 32) % 8);
     }
     lci_sim_post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
 }
@@ -121,20 +120,12 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     wire_slot_t *ws = wire_slot(ev->a);
     lci_wire_hdr_t hdr;
     memcpy(&hdr, ws + 1, sizeof hdr);
-    const char *payload = (const char *)(ws + 1) + sizeof hdr;
     uint32_t status = LCI_HW_OK;
 
-    /* CRC over what arrived, the crc field taken as zero. */
-    uint32_t got = hdr.crc;
-    lci_wire_hdr_t zero = hdr;
-    zero.crc = 0;
-    uint32_t len = hdr.len;
-    if (sizeof hdr + len > ws->bytes) {
-        len = ws->bytes - (uint32_t)sizeof hdr; /* damaged length field */
-    }
-    uint32_t crc = lci_crc32(&zero, sizeof zero);
-    crc = lci_crc32_update(crc, payload, len);
-    if (crc != got || sizeof hdr + hdr.len != ws->bytes ||
+    /* The receiving hardware checks the CRC over what arrived. */
+    uint32_t crc = lci_crc32((const unsigned char *)(ws + 1) + sizeof hdr.crc,
+                             ws->bytes - sizeof hdr.crc);
+    if (crc != hdr.crc || sizeof hdr + hdr.len != ws->bytes ||
         hdr.len > ni->payload_max || hdr.dst != ni->node ||
         hdr.hop_src >= ni->nnodes) {
         status = LCI_HW_CRC;

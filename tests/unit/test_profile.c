@@ -85,9 +85,6 @@ static void profile_defaults_follow_the_field_table(void)
     for (size_t i = 0; i < NFIELDS; i++) {
         CU_ASSERT_EQUAL(got[i], want[i]);
     }
-    CU_ASSERT_EQUAL(p.host_send_ns, 1000.0);
-    CU_ASSERT_EQUAL(p.link_mb_s, 160.0);
-    CU_ASSERT_EQUAL(p.watchdog_ns, 70000.0);
 }
 
 static void profile_parse_skips_comments_and_blank_lines(void)
@@ -344,9 +341,11 @@ static void profile_format_lists_every_field_with_its_unit(void)
         snprintf(needle, sizeof(needle), "\n%s = ", field_names[i]);
         CU_ASSERT_PTR_NOT_NULL(strstr(buf, needle));
     }
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost_send_ns = 1000 ns"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nlink_mb_s = 160 MB/s"));
-    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\nhost_speed = 0  #"));
+    char line[96];
+    snprintf(line, sizeof(line), "\nhost_send_ns = %g ns", p.host_send_ns);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, line));
+    snprintf(line, sizeof(line), "\nlink_mb_s = %g MB/s", p.link_mb_s);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, line));
 }
 
 static void profile_format_prints_shortest_exact_numbers(void)
@@ -397,7 +396,9 @@ static void profile_load_by_path_names_the_profile_after_the_file(void)
     CU_ASSERT_STRING_EQUAL(p.name, "lab-nic");
     CU_ASSERT_EQUAL(p.ni_tx_ns, 2000.0);
     /* Unlisted fields come from the defaults, not from *p. */
-    CU_ASSERT_EQUAL(p.host_send_ns, 1000.0);
+    lci_profile_t def;
+    lci_profile_defaults(&def);
+    CU_ASSERT_EQUAL(p.host_send_ns, def.host_send_ns);
 }
 
 static void profile_load_error_names_file_and_line_and_changes_nothing(void)
