@@ -9,7 +9,7 @@
 
 typedef uint16_t lci_seq_t;
 
-/* Signed distance b - a, in (-2^15, 2^15]. */
+/* Signed distance b - a, in [-2^15, 2^15). */
 static inline int32_t lci_seq_diff(lci_seq_t a, lci_seq_t b)
 {
     return (int16_t)(uint16_t)(b - a);

@@ -6,6 +6,7 @@
 #define LCI_OPTIONS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lci_config.h"
 

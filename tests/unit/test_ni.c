@@ -1,0 +1,293 @@
+/*
+ * test_ni.c - the emulated NI's SRAM layout, its queues, the run
+ * configuration (Table 3 windows, fault specifications, options) and the
+ * RX_no credit window, driven directly on an in-process two-node world.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lci_config.h"
+#include "lci_decomp.h"
+#include "lci_fw.h"
+#include "lci_ni.h"
+#include "lci_options.h"
+#include "lci_world.h"
+#include "unit_run.h"
+
+static lci_ni_t *layout_ni(const lci_config_t *cfg, uint64_t bytes,
+                           lci_status_t *st_p, char *err, size_t errlen)
+{
+    lci_ni_t *ni = aligned_alloc(64, bytes);
+    memset(ni, 0, bytes);
+    *st_p = lci_ni_layout(ni, bytes, 0, cfg, err, errlen);
+    return ni;
+}
+
+static void table3_configurations_fit_in_one_mib_of_sram(void)
+{
+    uint32_t sizes[] = {1024, 2048};
+    for (int i = 0; i < 2; i++) {
+        lci_config_t cfg;
+        char err[512];
+        lci_config_defaults(&cfg, 64, sizes[i]);
+        CU_ASSERT_EQUAL_FATAL(lci_config_finish(&cfg, err, sizeof err), LCI_OK);
+        lci_status_t st;
+        lci_ni_t *ni = layout_ni(&cfg, cfg.sram_bytes, &st, err, sizeof err);
+        CU_ASSERT_EQUAL(st, LCI_OK);
+        CU_ASSERT(ni->arena_used <= cfg.sram_bytes);
+        CU_ASSERT_EQUAL(ni->recv_free.count, cfg.nrecv);
+        CU_ASSERT_EQUAL(ni->ni_free_prod, cfg.nsend);
+        CU_ASSERT_EQUAL(lci_ni_peer(ni, 63)->credits, cfg.window);
+        free(ni);
+    }
+}
+
+static void sram_too_small_is_a_config_error_with_the_numbers(void)
+{
+    lci_config_t cfg;
+    char err[512] = "";
+    lci_config_defaults(&cfg, 64, 1024);
+    CU_ASSERT_EQUAL_FATAL(lci_config_finish(&cfg, err, sizeof err), LCI_OK);
+    lci_status_t st;
+    lci_ni_t *ni = layout_ni(&cfg, 256 * 1024, &st, err, sizeof err);
+    CU_ASSERT_EQUAL(st, LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "262144"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "512 receive"));
+    free(ni);
+}
+
+static void window_follows_receive_pool_and_node_count(void)
+{
+    lci_config_t cfg;
+    char err[256];
+    lci_config_defaults(&cfg, 64, 1024);
+    lci_config_finish(&cfg, err, sizeof err);
+    CU_ASSERT_EQUAL(cfg.window, 8); /* Table 3, 1 KiB */
+    lci_config_defaults(&cfg, 64, 2048);
+    lci_config_finish(&cfg, err, sizeof err);
+    CU_ASSERT_EQUAL(cfg.window, 4); /* Table 3, 2 KiB */
+    lci_config_defaults(&cfg, 256, 1024);
+    lci_config_finish(&cfg, err, sizeof err);
+    CU_ASSERT_EQUAL(cfg.window, 2);
+    lci_config_defaults(&cfg, 2, 1024);
+    lci_config_finish(&cfg, err, sizeof err);
+    CU_ASSERT_EQUAL(cfg.window, 8);
+    lci_config_defaults(&cfg, 1024, 1024);
+    cfg.nrecv = 512;
+    CU_ASSERT_EQUAL(lci_config_finish(&cfg, err, sizeof err), LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "1023 senders"));
+}
+
+static void fault_specifications_parse_or_say_what_was_expected(void)
+{
+    lci_fault_config_t f;
+    char err[256];
+    memset(&f, 0, sizeof f);
+    CU_ASSERT_EQUAL(lci_fault_parse("drop=0.01,corrupt=0.5,drop-nth=7,seed=9",
+                                    &f, err, sizeof err),
+                    LCI_OK);
+    CU_ASSERT_DOUBLE_EQUAL(f.drop, 0.01, 1e-12);
+    CU_ASSERT_DOUBLE_EQUAL(f.corrupt, 0.5, 1e-12);
+    CU_ASSERT_EQUAL(f.drop_nth, 7);
+    CU_ASSERT_EQUAL(f.seed, 9);
+    lci_fault_config_t before = f;
+    CU_ASSERT_EQUAL(lci_fault_parse("drop=2", &f, err, sizeof err),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "[0,1]"));
+    CU_ASSERT_EQUAL(lci_fault_parse("smoke=1", &f, err, sizeof err),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected drop"));
+    CU_ASSERT_EQUAL(lci_fault_parse("drop", &f, err, sizeof err),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_EQUAL(memcmp(&f, &before, sizeof f), 0); /* nothing changed */
+}
+
+static void options_reject_bad_values_naming_the_option(void)
+{
+    lci_options_t opt;
+    char err[512];
+    lci_options_defaults(&opt);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "nodes", "64", err, sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(opt.cfg.nnodes, 64);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "packet-size", "2048", err,
+                                    sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(opt.cfg.nsend, 64); /* Table 3 pools follow the size */
+    CU_ASSERT_EQUAL(opt.cfg.nnodes, 64);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "nodes", "0", err, sizeof err),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "nodes:"));
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "compute", "fast", err, sizeof err),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "'zero' or 'scaled'"));
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "colour", "red", err, sizeof err),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown option"));
+}
+
+static void fifo_is_first_in_first_out_and_stack_last_in_first_out(void)
+{
+    lci_config_t cfg;
+    char err[256];
+    lci_config_defaults(&cfg, 2, 1024);
+    lci_config_finish(&cfg, err, sizeof err);
+    lci_status_t st;
+    lci_ni_t *ni = layout_ni(&cfg, cfg.sram_bytes, &st, err, sizeof err);
+    CU_ASSERT_EQUAL_FATAL(st, LCI_OK);
+    lci_ni_fifo_t *q = &ni->dma_wait;
+    for (uint32_t i = 0; i < q->cap; i++) {
+        CU_ASSERT_EQUAL(lci_ni_fifo_push(ni, q, 1000 + i), 0);
+    }
+    CU_ASSERT_EQUAL(lci_ni_fifo_push(ni, q, 1), -1); /* full */
+    CU_ASSERT_EQUAL(lci_ni_fifo_pop(ni, q), 1000);
+    CU_ASSERT_EQUAL(lci_ni_fifo_push(ni, q, 7), 0); /* wraps around */
+    for (uint32_t i = 1; i < q->cap; i++) {
+        CU_ASSERT_EQUAL(lci_ni_fifo_pop(ni, q), 1000 + i);
+    }
+    CU_ASSERT_EQUAL(lci_ni_fifo_pop(ni, q), 7);
+    CU_ASSERT_EQUAL(lci_ni_fifo_pop(ni, q), LCI_NONE);
+    /* The receive pool is a stack: the buffer freed last is reused first. */
+    uint32_t a = lci_ni_stack_pop(ni, &ni->recv_free);
+    uint32_t b = lci_ni_stack_pop(ni, &ni->recv_free);
+    CU_ASSERT_NOT_EQUAL(a, b);
+    lci_ni_fifo_push(ni, &ni->recv_free, a);
+    CU_ASSERT_EQUAL(lci_ni_stack_pop(ni, &ni->recv_free), a);
+    free(ni);
+}
+
+/* ---- RX_no on a two-node world, without the scheduler ------------------ */
+
+static void *world_mem;
+
+static lci_ni_t *two_node_world(uint32_t window)
+{
+    lci_config_t cfg;
+    lci_profile_t prof;
+    char err[512];
+    lci_config_defaults(&cfg, 2, 1024);
+    cfg.window = window;
+    lci_config_finish(&cfg, err, sizeof err);
+    lci_profile_defaults(&prof);
+    uint64_t events = 4096;
+    uint64_t size = lci_world_size(&cfg, events);
+    world_mem = aligned_alloc(4096, size);
+    memset(world_mem, 0, size);
+    CU_ASSERT_EQUAL_FATAL(lci_world_init(world_mem, size, &cfg, &prof, events,
+                                         err, sizeof err),
+                          LCI_OK);
+    CU_ASSERT_EQUAL_FATAL(lci_decomp_select("rxno-mni", err, sizeof err),
+                          LCI_OK);
+    return lci_world_ni(0);
+}
+
+static uint32_t queue_send(lci_ni_t *ni, uint32_t buf)
+{
+    uint32_t txd = lci_fw_txd_alloc(ni);
+    lci_txd_t *d = lci_ni_txd(ni, txd);
+    d->buf = buf;
+    d->dst = 1;
+    d->len = 8;
+    d->type = LCI_PKT_DATA;
+    *lci_ni_refcnt(ni, buf) = 1;
+    ni->fw_running = 1; /* as inside a firmware handler */
+    lci_rx_none_component.ops.tx(ni, txd);
+    ni->fw_running = 0;
+    return txd;
+}
+
+static void closed_window_queues_and_returned_credits_drain_in_order(void)
+{
+    lci_ni_t *ni = two_node_world(4);
+    lci_ni_peer_t *peer = lci_ni_peer(ni, 1);
+    for (uint32_t b = 0; b < 6; b++) {
+        queue_send(ni, b);
+    }
+    CU_ASSERT_EQUAL(peer->credits, 0);
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_data, 4);
+    CU_ASSERT_EQUAL(ni->counters.window_stalls, 2);
+    CU_ASSERT_EQUAL(lci_ni_txd(ni, peer->blocked_head)->buf, 4);
+    /* Two credits piggybacked on a packet from node 1 release both. */
+    lci_rxq_entry_t e;
+    memset(&e, 0, sizeof e);
+    e.hdr.type = LCI_PKT_DATA;
+    e.hdr.hop_src = 1;
+    e.hdr.credits = 2;
+    e.buf = ni->nsend; /* any receive buffer */
+    e.status = LCI_HW_OK;
+    CU_ASSERT_EQUAL(lci_rx_none_component.ops.accept(ni, &e), 1);
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_data, 6);
+    CU_ASSERT_EQUAL(peer->blocked_head, LCI_NONE);
+    CU_ASSERT_EQUAL(peer->credits, 0);
+    free(world_mem);
+}
+
+static void freed_buffers_ride_on_reverse_traffic_or_a_half_window_ack(void)
+{
+    lci_ni_t *ni = two_node_world(8);
+    lci_ni_peer_t *peer = lci_ni_peer(ni, 1);
+    lci_rx_none_component.ops.released(ni, 1);
+    lci_rx_none_component.ops.released(ni, 1);
+    CU_ASSERT_EQUAL(peer->freed, 2);
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_ack, 0);
+    lci_wire_hdr_t hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.dst = 1;
+    lci_rx_none_component.ops.stamp(ni, &hdr);
+    CU_ASSERT_EQUAL(hdr.credits, 2); /* piggybacked */
+    CU_ASSERT_EQUAL(peer->freed, 0);
+    for (int i = 0; i < 4; i++) {
+        lci_rx_none_component.ops.released(ni, 1);
+    }
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_ack, 1); /* W/2 = 4 released */
+    CU_ASSERT_EQUAL(peer->freed, 0);
+    free(world_mem);
+}
+
+static void any_hardware_fault_stops_rx_no_and_delivers_nothing(void)
+{
+    static const uint32_t faults[] = {LCI_HW_CRC, LCI_HW_SEQ_GAP,
+                                      LCI_HW_SEQ_DUP};
+    static const uint32_t expect[] = {LCI_FW_RXNO_CRC, LCI_FW_RXNO_LOST,
+                                      LCI_FW_RXNO_DUP};
+    for (int i = 0; i < 3; i++) {
+        lci_ni_t *ni = two_node_world(8);
+        lci_rxq_entry_t e;
+        memset(&e, 0, sizeof e);
+        e.hdr.type = LCI_PKT_DATA;
+        e.hdr.hop_src = 1;
+        e.buf = ni->nsend;
+        e.status = faults[i];
+        e.link_src = 1;
+        CU_ASSERT_EQUAL(lci_rx_none_component.ops.accept(ni, &e), 0);
+        CU_ASSERT_EQUAL(ni->fault, expect[i]);
+        CU_ASSERT_EQUAL(ni->fault_a, 1);
+        CU_ASSERT_EQUAL(lci_fw_fault_status(ni->fault), LCI_ERR_PROTOCOL);
+        free(world_mem);
+    }
+}
+
+int main(void)
+{
+    static const lci_unit_test_t tests[] = {
+        {"table3_configurations_fit_in_one_mib_of_sram",
+         table3_configurations_fit_in_one_mib_of_sram},
+        {"sram_too_small_is_a_config_error_with_the_numbers",
+         sram_too_small_is_a_config_error_with_the_numbers},
+        {"window_follows_receive_pool_and_node_count",
+         window_follows_receive_pool_and_node_count},
+        {"fault_specifications_parse_or_say_what_was_expected",
+         fault_specifications_parse_or_say_what_was_expected},
+        {"options_reject_bad_values_naming_the_option",
+         options_reject_bad_values_naming_the_option},
+        {"fifo_is_first_in_first_out_and_stack_last_in_first_out",
+         fifo_is_first_in_first_out_and_stack_last_in_first_out},
+        {"closed_window_queues_and_returned_credits_drain_in_order",
+         closed_window_queues_and_returned_credits_drain_in_order},
+        {"freed_buffers_ride_on_reverse_traffic_or_a_half_window_ack",
+         freed_buffers_ride_on_reverse_traffic_or_a_half_window_ack},
+        {"any_hardware_fault_stops_rx_no_and_delivers_nothing",
+         any_hardware_fault_stops_rx_no_and_delivers_nothing},
+    };
+    return lci_unit_run("ni", tests, LCI_UNIT_COUNT(tests));
+}
