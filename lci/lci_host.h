@@ -81,9 +81,10 @@ extern lci_host_t lci_host;
 lci_status_t lci_error(lci_status_t status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Entering LCI: charges the application's compute, handles a pending
- * interrupt, and waits for the turn at the host's clock. */
-void lci_host_enter(void);
+/* Entering LCI: charges the application's compute, waits for the turn at
+ * the host's clock, and takes a pending interrupt; returns the number of
+ * packets the interrupt delivered to the upcall. */
+int lci_host_enter(void);
 /* Leaving LCI: application compute is measured from here. */
 void lci_host_leave(void);
 /* Charges ns of host time for LCI work. */

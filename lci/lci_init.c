@@ -47,7 +47,7 @@ void lci_host_charge(double ns)
     lci_host.hs->busy_ns += n;
 }
 
-void lci_host_enter(void)
+int lci_host_enter(void)
 {
     lci_host_account();
     lci_sched_sync(lci_host.rank);
@@ -58,8 +58,9 @@ void lci_host_enter(void)
         ni->ni_intr_pending = 0;
         lci_host_charge(lci_host.prof->host_intr_ns);
         uint64_t next;
-        lci_host_deliver(&next);
+        return lci_host_deliver(&next);
     }
+    return 0;
 }
 
 void lci_host_leave(void)

@@ -130,11 +130,11 @@ lci_status_t lci_release(lci_rpacket_t *packet)
 
 static int poll_body(int wait)
 {
-    lci_host_enter();
+    int by_interrupt = lci_host_enter();
     lci_host_charge(lci_host.prof->host_poll_ns);
     lci_host.ni->h_last_poll = lci_host.hs->clock;
     uint64_t next;
-    int n = lci_host_deliver(&next);
+    int n = by_interrupt + lci_host_deliver(&next);
     int spinning = lci_host.empty_polls > 0 && !lci_host.computed_since_poll;
     while (n == 0 && (wait || spinning)) {
         /* A spinning host is fast-forwarded to its next arrival: idle
