@@ -173,23 +173,38 @@ int bench_parse_sizes(const char *text, double min, double max,
     return rc;
 }
 
+/* One size as text: 1M, 2K or a plain number of bytes. */
+static void size_text(size_t v, char *out, size_t len)
+{
+    if (v >= 1048576 && v % 1048576 == 0) {
+        snprintf(out, len, "%zuM", v / 1048576);
+    } else if (v >= 1024 && v % 1024 == 0) {
+        snprintf(out, len, "%zuK", v / 1024);
+    } else {
+        snprintf(out, len, "%zu", v);
+    }
+}
+
 static const char *sizes_format(const bench_sizes_t *sizes)
 {
     static char buf[1024];
-    size_t off = 0;
+    char item[32];
+    size_t off = 0, i = 1;
 
     buf[0] = '\0';
-    for (size_t i = 0; i < sizes->n && off < sizeof buf - 24; i++) {
-        size_t v = sizes->v[i];
-        const char *sep = i ? "," : "";
-
-        if (v >= 1048576 && v % 1048576 == 0) {
-            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%zuM", sep, v / 1048576);
-        } else if (v >= 1024 && v % 1024 == 0) {
-            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%zuK", sep, v / 1024);
-        } else {
-            off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%zu", sep, v);
-        }
+    while (i < sizes->n && sizes->v[i] == 2 * sizes->v[i - 1]) {
+        i++;
+    }
+    if (sizes->n > 2 && i == sizes->n) {
+        /* a run of powers of two: LO-HI */
+        size_text(sizes->v[0], item, sizeof item);
+        off = (size_t)snprintf(buf, sizeof buf, "%s-", item);
+        size_text(sizes->v[sizes->n - 1], buf + off, sizeof buf - off);
+        return buf;
+    }
+    for (i = 0; i < sizes->n && off < sizeof buf - 40; i++) {
+        size_text(sizes->v[i], item, sizeof item);
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? "," : "", item);
     }
     return buf;
 }

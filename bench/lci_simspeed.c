@@ -10,6 +10,8 @@
  * received its share.  Node 0 prints the wall time, the simulated time and
  * simulated packets per wall-clock second.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -140,6 +140,7 @@ static int report_failure(lci_seg_t *seg, uint32_t rank, int status)
     } else if (WEXITSTATUS(status) != 0) {
         fprintf(stderr, "lci-run: node %u: exited with status %d\n", rank,
                 WEXITSTATUS(status));
+        return WEXITSTATUS(status); /* like mpirun: the node's own status */
     } else if (!lci_world_host(rank)->started) {
         fprintf(stderr,
                 "lci-run: node %u: exited without calling lci_init (is it "
@@ -340,7 +341,7 @@ int main(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (failed) {
-        return 1;
+        return failed;
     }
     if (trace_hash) {
         fprintf(stderr, "lci-run: trace-hash 0x%016llx\n",

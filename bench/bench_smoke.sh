@@ -1,0 +1,93 @@
+#!/bin/sh
+# bench_smoke.sh - the microbenchmarks run end to end on a small simulated
+# cluster and print their tables; bad flags exit 2; the sweep script writes
+# its CSV and report.  Short runs only: this checks the programs, not the
+# numbers.
+
+set -u
+: "${top_builddir:=.}"
+: "${top_srcdir:=.}"
+run=$top_builddir/lci/lci-run
+bench=$top_builddir/bench
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_smoke.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+[ -x "$run" ] || { echo "SKIP: $run not built"; exit 77; }
+decomp=$("$run" --list-decomps | head -n 1)
+[ -n "$decomp" ] || { echo "FAIL: lci-run --list-decomps printed nothing"; exit 1; }
+
+# expect_ok NAME PATTERN COMMAND...: COMMAND exits 0 and prints PATTERN
+expect_ok() {
+    name=$1 pattern=$2
+    shift 2
+    if ! timeout 120 "$@" >"$tmp/out" 2>&1; then
+        echo "FAIL: $name: exit status $? from: $*"
+        sed 's/^/    /' "$tmp/out"
+        fail=1
+    elif ! grep -q -- "$pattern" "$tmp/out"; then
+        echo "FAIL: $name: output lacks '$pattern'"
+        sed 's/^/    /' "$tmp/out"
+        fail=1
+    else
+        echo "ok: $name"
+    fi
+}
+
+# expect_usage NAME COMMAND...: COMMAND exits 2
+expect_usage() {
+    name=$1
+    shift
+    timeout 60 "$@" >"$tmp/out" 2>&1
+    rc=$?
+    if [ $rc -ne 2 ]; then
+        echo "FAIL: $name: exit status $rc, expected 2, from: $*"
+        sed 's/^/    /' "$tmp/out"
+        fail=1
+    else
+        echo "ok: $name"
+    fi
+}
+
+csv=$tmp/smoke.csv
+sim="--platform sim --compute zero --decomp $decomp"
+
+# shellcheck disable=SC2086
+{
+    expect_ok "lci_logp table" "end-to-end" \
+        "$run" -n 2 $sim "$bench/lci_logp" --iters 20 --warmup 2 --burst 50 --csv "$csv"
+    expect_ok "lci_fa table" "values consistent" \
+        "$run" -n 3 $sim "$bench/lci_fa" --iters 20 --warmup 2 --csv "$csv"
+    expect_ok "lci_throughput table" "peak without copy" \
+        "$run" -n 2 $sim "$bench/lci_throughput" --sizes 64,3000 --iters 3 --warmup 1 --csv "$csv"
+    expect_ok "lci_bcast table" "Broadcast throughput" \
+        "$run" -n 8 $sim "$bench/lci_bcast" --iters 3 --warmup 1 --sizes 2500 --csv "$csv"
+}
+for m in o_s o_r g L end-to-end fa tput_copy tput_nocopy bcast_lat bcast_tput_copy; do
+    if ! grep -q ",$m," "$csv"; then
+        echo "FAIL: CSV lacks metric $m"
+        fail=1
+    fi
+done
+head -n 1 "$csv" | grep -qx 'bench,decomp,packet_size,metric,value_us,msg_size,mb_s,nodes' ||
+    { echo "FAIL: CSV header: $(head -n 1 "$csv")"; fail=1; }
+
+for p in lci_logp lci_fa lci_throughput lci_bcast; do
+    expect_ok "$p --help" "usage:" "$bench/$p" --help
+    expect_usage "$p bad flag" "$bench/$p" --no-such-flag
+done
+expect_usage "lci_logp bad number" "$bench/lci_logp" --iters many
+expect_usage "lci_throughput bad size list" "$bench/lci_throughput" --sizes 64,lots
+
+LCI_RUN=$run
+LCI_BENCH_DIR=$bench
+export LCI_RUN LCI_BENCH_DIR
+expect_ok "lci-microbench --quick" "LogP" \
+    "$top_srcdir/bench/lci-microbench" --quick -n 4 --decomp "$decomp" --packet-size 1024 \
+    --out "$tmp/results"
+for f in microbench.csv microbench.md; do
+    [ -s "$tmp/results/$f" ] || { echo "FAIL: lci-microbench wrote no $f"; fail=1; }
+done
+expect_usage "lci-microbench bad flag" "$top_srcdir/bench/lci-microbench" --no-such-flag
+
+exit $fail
