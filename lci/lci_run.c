@@ -366,6 +366,19 @@ int main(int argc, char **argv)
                 (unsigned long long)seg->heap_peak,
                 (unsigned long long)seg->packets_on_wire,
                 (unsigned long long)seg->handoffs, wall);
+        static const char *const names[LCI_EV_MAX] = {
+            [LCI_EV_DOORBELL] = "doorbell", [LCI_EV_RING_UPDATE] = "ring",
+            [LCI_EV_FW_RUN] = "firmware", [LCI_EV_WIRE_ARRIVE] = "arrival",
+            [LCI_EV_TX_DONE] = "tx-done", [LCI_EV_WATCHDOG] = "watchdog",
+            [LCI_EV_INTR_ENABLE] = "intr"};
+        fprintf(stderr, "lci-run: events by type:");
+        for (int t = 1; t < LCI_EV_MAX; t++) {
+            if (names[t] != NULL) {
+                fprintf(stderr, " %s %llu", names[t],
+                        (unsigned long long)seg->events_by_type[t]);
+            }
+        }
+        fprintf(stderr, "\n");
     }
     return 0;
 }

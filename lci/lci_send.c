@@ -28,38 +28,56 @@ static uint64_t try_take(lci_packet_t **packet_p)
     return 0;
 }
 
+/* Spins until a buffer the NI is already returning comes back at time
+ * when: the wait is bounded and needs nothing from anyone, so it neither
+ * polls nor needs the turn. */
+static void spin_until(uint64_t when)
+{
+    uint64_t now = lci_host.hs->clock;
+    if (when > now) {
+        lci_host.hs->clock = when;
+        lci_host.hs->busy_ns += when - now;
+    }
+}
+
 lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
 {
-    /* A buffer already visible at our clock can be taken without waiting
-     * for the turn: sending observes nothing of the other nodes, and what a
-     * host posts lands no earlier than the doorbell latency from now, after
-     * every event already executed.  So a sending host streams on without a
-     * process switch. */
+    /* A buffer already visible, or already on its way back, is taken
+     * without the turn: sending observes nothing of the other nodes, and
+     * what a host posts lands no earlier than the doorbell latency from
+     * now, after every event already executed.  So a sending host streams
+     * on without a process switch. */
     lci_host_account();
-    if (try_take(packet_p) == 0) {
+    uint64_t when = try_take(packet_p);
+    if (when != 0 && when != LCI_TIME_INF && wait) {
+        spin_until(when);
+        when = try_take(packet_p);
+    }
+    if (when == 0) {
         lci_host_charge(lci_host.prof->host_alloc_ns);
         return LCI_OK;
     }
+    if (!wait) {
+        return LCI_AGAIN;
+    }
+    /* No buffer is coming back yet (they wait behind closed windows):
+     * poll, so that the traffic holding them can drain. */
     lci_host_enter();
     for (;;) {
-        uint64_t when = try_take(packet_p);
+        when = try_take(packet_p);
         if (when == 0) {
             lci_host_charge(lci_host.prof->host_alloc_ns);
             return LCI_OK;
         }
-        if (!wait) {
-            return LCI_AGAIN;
+        if (when != LCI_TIME_INF) {
+            spin_until(when);
+            continue;
         }
         if (!lci_host.in_upcall) {
             uint64_t next;
             if (lci_host_deliver(&next) > 0) {
                 continue;
             }
-        }
-        if (when != LCI_TIME_INF) {
-            lci_host.hs->clock = when; /* spun until the buffer came back */
-            lci_sched_sync(lci_host.rank);
-            continue;
         }
         lci_sched_wait(lci_host.rank, LCI_HOST_WAITING);
     }
@@ -165,9 +183,12 @@ void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
     uint64_t arrives = lci_host.hs->clock + (uint64_t)lci_host.prof->host_doorbell_ns;
     cmd->h_time = arrives;
     ni->h_cmd_prod++;
-    /* The doorbell, unless the NI's processor will look at the command
-     * ring by then anyway: it reaches the NI after the PCI latency. */
-    if (ni->fw_sched_time > arrives) {
+    /* The doorbell reaches the NI after the PCI latency.  It changes
+     * nothing if the NI's processor is due to run by the time it could
+     * start on the command anyway (it is busy until then, or has work
+     * scheduled earlier): that run finds the command.  Then no event. */
+    uint64_t could_start = arrives > ni->cpu_free ? arrives : ni->cpu_free;
+    if (ni->fw_sched_time > could_start) {
         lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
     }
 }

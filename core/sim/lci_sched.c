@@ -149,6 +149,7 @@ static void run_one_event(uint64_t horizon)
     lci_seg_t *s = lci_seg();
     lci_event_t ev = heap_pop();
     s->events_run++;
+    s->events_by_type[ev.type & 15]++;
     s->horizon = horizon;
     fnv_mix(&s->trace_hash, ev.time);
     fnv_mix(&s->trace_hash, ((uint64_t)ev.type << 32) | ev.node);

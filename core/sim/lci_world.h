@@ -86,6 +86,7 @@ typedef struct {
     uint64_t ready_min1, ready_min2;
     uint64_t packets_on_wire;
     uint64_t handoffs;       /* turn hand-offs between processes */
+    uint64_t events_by_type[16];
 
     /* ---- offsets ---- */
     uint64_t off_hosts, off_heap, off_sram, off_rings, off_wire, off_wire_free;
