@@ -105,8 +105,10 @@ typedef struct lci_packet lci_packet_t; /* a send buffer in NI memory */
 /* Largest payload a packet carries, in bytes (packet size minus header). */
 size_t lci_packet_capacity(void);
 
-/* Takes a free send buffer in NI memory.  Waits (polling, so upcalls may
- * run) until one is free. */
+/* Takes a free send buffer in NI memory, waiting until one is free: for a
+ * buffer the NI is already returning it just spins; when none is on its
+ * way back it polls (so upcalls may run) to let the traffic holding the
+ * buffers drain. */
 lci_status_t lci_packet_alloc(lci_packet_t **packet_p);
 
 /* Like lci_packet_alloc(), but returns LCI_AGAIN instead of waiting. */
