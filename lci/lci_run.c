@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,35 @@
 
 static pid_t *pids;
 static uint32_t npids;
+static volatile sig_atomic_t progress_due;
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    progress_due = 1;
+}
+
+/* One line on a long run: read while the nodes run, for display only. */
+static void print_progress(lci_seg_t *seg, double wall)
+{
+    uint64_t vt = UINT64_MAX;
+    for (uint32_t k = 0; k < seg->cfg.nnodes; k++) {
+        lci_host_shared_t *h = lci_world_host(k);
+        uint64_t c = __atomic_load_n(&h->clock, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&h->status, __ATOMIC_RELAXED) != LCI_HOST_EXITED &&
+            c < vt) {
+            vt = c;
+        }
+    }
+    fprintf(stderr,
+            "lci-run: %.0f s: virtual time %.3f ms, %llu events, %llu packets "
+            "on the wire\n",
+            wall, vt == UINT64_MAX ? 0.0 : vt / 1e6,
+            (unsigned long long)__atomic_load_n(&seg->events_run,
+                                                __ATOMIC_RELAXED),
+            (unsigned long long)__atomic_load_n(&seg->packets_on_wire,
+                                                __ATOMIC_RELAXED));
+}
 
 static void usage(FILE *out)
 {
@@ -43,6 +73,8 @@ static void usage(FILE *out)
             "end\n"
             "  --no-pin                     do not run all nodes on one "
             "core\n"
+            "  --progress                   print a progress line every 5 "
+            "seconds\n"
             "  --list-decomps               list the decompositions and "
             "exit\n"
             "  --help                       this text\n\n"
@@ -158,7 +190,7 @@ int main(int argc, char **argv)
 {
     lci_options_t opt;
     char err[1024];
-    int trace_hash = 0, stats = 0, pin = 1;
+    int trace_hash = 0, stats = 0, pin = 1, progress = 0;
     lci_options_defaults(&opt);
     if (lci_options_from_env(&opt, err, sizeof err) != LCI_OK) {
         fprintf(stderr, "lci-run: %s\n", err);
@@ -194,6 +226,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--no-pin") == 0) {
             pin = 0;
+            continue;
+        }
+        if (strcmp(a, "--progress") == 0) {
+            progress = 1;
             continue;
         }
         const char *name, *value;
@@ -307,10 +343,28 @@ int main(int argc, char **argv)
         npids = k + 1;
     }
 
+    if (progress) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_alarm; /* no SA_RESTART: wait() returns */
+        sigaction(SIGALRM, &sa, NULL);
+        struct itimerval every = {{5, 0}, {5, 0}};
+        setitimer(ITIMER_REAL, &every, NULL);
+    }
     int failed = 0;
     for (uint32_t left = n; left > 0; left--) {
         int status;
         pid_t pid = wait(&status);
+        if (pid < 0 && errno == EINTR) {
+            left++;
+            if (progress_due) {
+                progress_due = 0;
+                struct timespec tn;
+                clock_gettime(CLOCK_MONOTONIC, &tn);
+                print_progress(seg, (double)(tn.tv_sec - t0.tv_sec));
+            }
+            continue;
+        }
         if (pid < 0) {
             break;
         }
