@@ -9,8 +9,7 @@
  *
  * Life of a packet (the paper's Figure 1):
  *   1. lci_packet_alloc() takes a send buffer in NI memory;
- *   2. lci_packet_write() (or a direct store through lci_packet_data()
- *      followed by lci_packet_write() of nothing) fills it by programmed I/O;
+ *   2. lci_packet_write() fills it by programmed I/O;
  *   3. lci_send() / lci_multicast() / lci_broadcast() hand it to the NI,
  *      which owns it from then on;
  *   4..5. the NI transmits it and the receiving NI DMAs it into a ring of

@@ -234,7 +234,7 @@ int main(int argc, char **argv)
         }
         const char *name, *value;
         char namebuf[64];
-        if (strcmp(a, "-n") == 0 || strcmp(a, "--nodes") == 0) {
+        if (strcmp(a, "-n") == 0) {
             name = "nodes";
         } else if (strncmp(a, "--", 2) == 0) {
             const char *eq = strchr(a + 2, '=');
@@ -263,8 +263,16 @@ int main(int argc, char **argv)
         value = argv[++i];
     apply:
         if (lci_options_set(&opt, name, value, err, sizeof err) != LCI_OK) {
-            fprintf(stderr, "lci-run: %s; run lci-run --help for the list\n",
-                    err);
+            if (strncmp(err, "unknown option", 14) == 0) {
+                fprintf(stderr,
+                        "lci-run: unknown option '%s'; run lci-run --help "
+                        "for the list\n",
+                        a);
+            } else {
+                fprintf(stderr,
+                        "lci-run: %s (%s); run lci-run --help for the list\n",
+                        err, a);
+            }
             return 2;
         }
     }

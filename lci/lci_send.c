@@ -295,7 +295,10 @@ lci_status_t lci_group_create(const int *ranks, int nranks,
 lci_status_t lci_group_free(lci_group_t *group)
 {
     LCI_CHECK_INIT();
-    if (group == NULL || group < lci_host.groups ||
+    if (group == NULL) {
+        return lci_error(LCI_ERR_INVAL, "lci_group_free: NULL group");
+    }
+    if (group < lci_host.groups ||
         group >= lci_host.groups + lci_host.ngroups_used || !group->live ||
         group->id == 0) {
         return lci_error(LCI_ERR_GROUP, "lci_group_free: not a live group");

@@ -92,7 +92,9 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     ws->src = ni->node;
     ws->bytes = bytes;
     memcpy(pkt, hdr, sizeof *hdr);
-    memcpy(pkt + sizeof *hdr, payload, hdr->len);
+    if (hdr->len > 0) {
+        memcpy(pkt + sizeof *hdr, payload, hdr->len);
+    }
     uint32_t crc = lci_crc32(pkt + sizeof hdr->crc, bytes - sizeof hdr->crc);
     memcpy(pkt, &crc, sizeof crc);
 

@@ -387,6 +387,7 @@ void lci_sched_start(uint32_t self)
 void lci_sched_check_abort(void)
 {
     if (atomic_load_explicit(&lci_seg()->abort, memory_order_acquire)) {
+        fflush(NULL);
         _exit(LCI_EXIT_ABORTED);
     }
 }
@@ -402,6 +403,7 @@ void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
         va_end(ap);
         s->abort_node = node;
         s->abort_status = status;
+        fflush(NULL); /* what the node printed so far is not lost */
         for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
             lci_host_shared_t *h = lci_world_host(j);
             atomic_store_explicit(&h->go, 1, memory_order_release);

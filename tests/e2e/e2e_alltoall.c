@@ -18,6 +18,7 @@
  * lci_release().  With --intr the node enables network interrupts.
  */
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "e2e_common.h"
 
@@ -39,8 +40,8 @@ struct a2a_state {
     long k;
     uint32_t *next_seq; /* per sender: the seq expected next */
     uint64_t received;
-    uint8_t *expect;          /* scratch: regenerated payload */
-    lci_rpacket_t **kept;     /* packets kept by the upcall */
+    uint8_t *expect;      /* scratch: regenerated payload */
+    lci_rpacket_t **kept; /* packets kept by the upcall */
     size_t nkept, keep_max;
     uint64_t kept_total;
 };
@@ -92,8 +93,7 @@ static lci_upcall_result_t a2a_upcall(lci_rpacket_t *p, void *arg)
     }
     memcpy(&h, p->data, sizeof(h));
     if (h.magic != A2A_MAGIC) {
-        e2e_fail("packet from %d has bad magic 0x%08" PRIx32, p->src,
-                 h.magic);
+        e2e_fail("packet from %d has bad magic 0x%08" PRIx32, p->src, h.magic);
     }
     if (p->src < 0 || p->src >= st->size || (uint32_t)p->src != h.src) {
         e2e_fail("packet says src %" PRIu32 " but LCI says src %d", h.src,
@@ -112,11 +112,11 @@ static lci_upcall_result_t a2a_upcall(lci_rpacket_t *p, void *arg)
         e2e_fail("received my own packet seq %" PRIu32, h.seq);
     }
     if (h.seq != st->next_seq[h.src]) {
-        e2e_fail("from node %" PRIu32 ": got seq %" PRIu32
-                 ", expected %" PRIu32 " (%s)",
+        e2e_fail("from node %" PRIu32 ": got seq %" PRIu32 ", expected %" PRIu32
+                 " (%s)",
                  h.src, h.seq, st->next_seq[h.src],
                  h.seq < st->next_seq[h.src] ? "duplicate or reordered"
-                                              : "lost or reordered");
+                                             : "lost or reordered");
     }
     if (h.seq >= (uint32_t)st->k) {
         e2e_fail("from node %" PRIu32 ": seq %" PRIu32 " beyond K=%ld", h.src,
@@ -125,16 +125,18 @@ static lci_upcall_result_t a2a_upcall(lci_rpacket_t *p, void *arg)
     if (h.len != p->len || p->len != a2a_len(st, h.src, h.dst, h.seq)) {
         e2e_fail("from node %" PRIu32 " seq %" PRIu32
                  ": length %zu, header says %" PRIu32 ", expected %zu",
-                 h.src, h.seq, p->len, h.len,
-                 a2a_len(st, h.src, h.dst, h.seq));
+                 h.src, h.seq, p->len, h.len, a2a_len(st, h.src, h.dst, h.seq));
     }
     a2a_build(st, st->expect, h.src, h.dst, h.seq);
     sum = ((const struct a2a_hdr *)(const void *)st->expect)->checksum;
     if (h.checksum != sum || memcmp(p->data, st->expect, p->len) != 0) {
+        size_t at = e2e_first_difference(p->data, st->expect, p->len);
         e2e_fail("from node %" PRIu32 " seq %" PRIu32
-                 ": content differs from what was sent (checksum 0x%08" PRIx32
-                 ", expected 0x%08" PRIx32 ")",
-                 h.src, h.seq, h.checksum, sum);
+                 ": content differs from what was sent at byte %zu of %zu "
+                 "(checksum 0x%08" PRIx32 ", payload sums to 0x%08" PRIx32 ")",
+                 h.src, h.seq, at, p->len, h.checksum,
+                 e2e_payload_checksum(p->data, p->len,
+                                      offsetof(struct a2a_hdr, checksum)));
     }
     st->next_seq[h.src]++;
     st->received++;
@@ -201,8 +203,8 @@ int main(int argc, char **argv)
     for (long seq = 0; seq < st.k; seq++) {
         for (int off = 1; off < st.size; off++) {
             int dst = (st.rank + off) % st.size;
-            size_t len = a2a_len(&st, (uint32_t)st.rank, (uint32_t)dst,
-                                 (uint32_t)seq);
+            size_t len =
+                a2a_len(&st, (uint32_t)st.rank, (uint32_t)dst, (uint32_t)seq);
             lci_packet_t *pkt;
 
             a2a_build(&st, buf, (uint32_t)st.rank, (uint32_t)dst,
@@ -210,8 +212,7 @@ int main(int argc, char **argv)
             e2e_check(lci_packet_alloc(&pkt), "lci_packet_alloc");
             /* Write in two pieces (header, body) to exercise offsets. */
             e2e_write(pkt, 0, buf, sizeof(struct a2a_hdr));
-            e2e_write(pkt, sizeof(struct a2a_hdr),
-                      buf + sizeof(struct a2a_hdr),
+            e2e_write(pkt, sizeof(struct a2a_hdr), buf + sizeof(struct a2a_hdr),
                       len - sizeof(struct a2a_hdr));
             e2e_check(lci_send(pkt, dst, len), "lci_send");
         }
@@ -238,14 +239,14 @@ int main(int argc, char **argv)
 
     /* Nothing may arrive after the count is complete. */
     if (lci_poll() < 0 || st.received != expected) {
-        e2e_fail("received %" PRIu64 " packets, expected %" PRIu64,
-                 st.received, expected);
+        e2e_fail("received %" PRIu64 " packets, expected %" PRIu64, st.received,
+                 expected);
     }
     for (int s = 0; s < st.size; s++) {
         uint32_t want = s == st.rank ? 0 : (uint32_t)st.k;
         if (st.next_seq[s] != want) {
-            e2e_fail("from node %d: %" PRIu32 " packets, expected %" PRIu32,
-                     s, st.next_seq[s], want);
+            e2e_fail("from node %d: %" PRIu32 " packets, expected %" PRIu32, s,
+                     st.next_seq[s], want);
         }
     }
     e2e_check(lci_finalize(), "lci_finalize");

@@ -56,8 +56,8 @@ static inline uint64_t e2e_mix64(uint64_t *state)
 }
 
 /* Fills buf[0..len) with bytes determined by (seed, a, b, c). */
-static inline void e2e_fill(uint8_t *buf, size_t len, uint64_t seed,
-                            uint32_t a, uint32_t b, uint32_t c)
+static inline void e2e_fill(uint8_t *buf, size_t len, uint64_t seed, uint32_t a,
+                            uint32_t b, uint32_t c)
 {
     uint64_t state = seed ^ ((uint64_t)a << 40) ^ ((uint64_t)b << 20) ^ c;
     size_t i = 0;
@@ -82,6 +82,35 @@ static inline uint32_t e2e_checksum(const void *data, size_t len)
         h *= 16777619u;
     }
     return h;
+}
+
+/* Checksum of a payload whose 32-bit checksum field at offset field_off
+ * counts as zero (how senders compute it). */
+static inline uint32_t e2e_payload_checksum(const void *data, size_t len,
+                                            size_t field_off)
+{
+    const uint8_t *p = data;
+    uint32_t h = 2166136261u;
+
+    for (size_t i = 0; i < len; i++) {
+        uint8_t b = (i >= field_off && i < field_off + 4) ? 0 : p[i];
+        h ^= b;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+/* Index of the first byte where a and b differ (len if none). */
+static inline size_t e2e_first_difference(const void *a, const void *b,
+                                          size_t len)
+{
+    const uint8_t *x = a, *y = b;
+    size_t i = 0;
+
+    while (i < len && x[i] == y[i]) {
+        i++;
+    }
+    return i;
 }
 
 /* Parses "-k N" / "--seed S" style options: returns the value of the
@@ -160,8 +189,8 @@ static inline void e2e_wait_for(const volatile uint64_t *counter,
             e2e_fail("lci_poll_wait returned %d (%s) while waiting for %s "
                      "(%llu of %llu): %s",
                      n, lci_strerror((lci_status_t)n), what,
-                     (unsigned long long)*counter,
-                     (unsigned long long)target, lci_last_error());
+                     (unsigned long long)*counter, (unsigned long long)target,
+                     lci_last_error());
         }
     }
 }

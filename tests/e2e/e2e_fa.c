@@ -26,8 +26,8 @@ struct fa_hdr {
 struct fa_state {
     int rank, size;
     long k;
-    int64_t base; /* the variable's value before anyone added */
-    uint8_t *seen;       /* node 0: seen[v - base] */
+    int64_t base;         /* the variable's value before anyone added */
+    uint8_t *seen;        /* node 0: seen[v - base] */
     uint32_t *next_index; /* node 0: per sender, next expected index */
     uint64_t received;    /* node 0: values received */
 };
@@ -64,8 +64,7 @@ static lci_upcall_result_t fa_upcall(lci_rpacket_t *p, void *arg)
     memcpy(&h, p->data, sizeof(h));
     if (h.magic != FA_MAGIC || h.src != (uint32_t)p->src || p->src <= 0 ||
         p->src >= st->size || p->group != -1) {
-        e2e_fail("bad report packet from node %d (group %d)", p->src,
-                 p->group);
+        e2e_fail("bad report packet from node %d (group %d)", p->src, p->group);
     }
     if (p->len != sizeof(h) + (size_t)h.count * sizeof(int64_t)) {
         e2e_fail("report from node %d: %zu bytes for %" PRIu32 " values",
@@ -94,8 +93,7 @@ static int64_t fa_do(int target, unsigned var, int64_t add)
     if (rc != LCI_OK) {
         e2e_fail("lci_fetch_add(node %d, var %u, %+" PRId64
                  ") returned %d (%s): %s",
-                 target, var, add, (int)rc, lci_strerror(rc),
-                 lci_last_error());
+                 target, var, add, (int)rc, lci_strerror(rc), lci_last_error());
     }
     return old;
 }
@@ -201,8 +199,8 @@ int main(int argc, char **argv)
                      var, target, final, st.base + (int64_t)total);
         }
         if (var2 != var) {
-            int64_t want = base2 - st.k * (int64_t)st.size *
-                                       (int64_t)(st.size + 1) / 2;
+            int64_t want =
+                base2 - st.k * (int64_t)st.size * (int64_t)(st.size + 1) / 2;
             final2 = fa_do(target, var2, 0);
             if (final2 != want) {
                 e2e_fail("final value of variable %u on node %d is %" PRId64

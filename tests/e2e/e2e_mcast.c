@@ -17,12 +17,19 @@
  * only members receive group packets and that no root receives its own.
  */
 #include <inttypes.h>
+#include <stddef.h>
 
 #include "e2e_common.h"
 
 #define MC_MAGIC 0x3C3C3C3Cu
 
-enum { MC_TURN, MC_ALL, MC_EVEN, MC_THIRD, MC_NKINDS };
+enum {
+    MC_TURN,
+    MC_ALL,
+    MC_EVEN,
+    MC_THIRD,
+    MC_NKINDS
+};
 
 static const char *const mc_kind_name[MC_NKINDS] = {
     "broadcast-in-turn", "broadcast-all-at-once", "multicast-to-even",
@@ -120,9 +127,8 @@ static lci_upcall_result_t mc_upcall(lci_rpacket_t *p, void *arg)
     }
     kn = mc_kind_name[h.kind];
     if (h.root >= (uint32_t)st->size || (uint32_t)p->src != h.root) {
-        e2e_fail("%s packet: header says root %" PRIu32
-                 ", LCI says src %d",
-                 kn, h.root, p->src);
+        e2e_fail("%s packet: header says root %" PRIu32 ", LCI says src %d", kn,
+                 h.root, p->src);
     }
     if (h.root == (uint32_t)st->rank) {
         e2e_fail("%s: received my own packet seq %" PRIu32, kn, h.seq);
@@ -144,8 +150,8 @@ static lci_upcall_result_t mc_upcall(lci_rpacket_t *p, void *arg)
     } else if (st->group_id[h.kind] == -2) {
         st->group_id[h.kind] = p->group;
     } else if (st->group_id[h.kind] != p->group) {
-        e2e_fail("%s packet from %" PRIu32 " has group %d, earlier ones %d",
-                 kn, h.root, p->group, st->group_id[h.kind]);
+        e2e_fail("%s packet from %" PRIu32 " has group %d, earlier ones %d", kn,
+                 h.root, p->group, st->group_id[h.kind]);
     }
     if (h.seq != st->next_seq[h.kind][h.root]) {
         e2e_fail("%s from root %" PRIu32 ": got seq %" PRIu32
@@ -166,11 +172,13 @@ static lci_upcall_result_t mc_upcall(lci_rpacket_t *p, void *arg)
     }
     mc_build(st, st->expect, h.kind, h.root, h.seq);
     if (memcmp(p->data, st->expect, p->len) != 0) {
+        size_t at = e2e_first_difference(p->data, st->expect, p->len);
         e2e_fail("%s from root %" PRIu32 " seq %" PRIu32
-                 ": content differs from what was sent (checksum 0x%08" PRIx32
-                 ", recomputed 0x%08" PRIx32 ")",
-                 kn, h.root, h.seq, h.checksum,
-                 ((const struct mc_hdr *)(const void *)st->expect)->checksum);
+                 ": content differs from what was sent at byte %zu of %zu "
+                 "(checksum 0x%08" PRIx32 ", payload sums to 0x%08" PRIx32 ")",
+                 kn, h.root, h.seq, at, p->len, h.checksum,
+                 e2e_payload_checksum(p->data, p->len,
+                                      offsetof(struct mc_hdr, checksum)));
     }
     st->next_seq[h.kind][h.root]++;
     st->received[h.kind]++;
@@ -301,10 +309,10 @@ int main(int argc, char **argv)
     /* Exact totals: nothing extra arrived. */
     for (int kind = 0; kind < MC_NKINDS; kind++) {
         for (int r = 0; r < st.size; r++) {
-            uint32_t want = (r != st.rank && mc_member(kind, r) &&
-                             mc_member(kind, st.rank))
-                                ? (uint32_t)st.k
-                                : 0;
+            uint32_t want =
+                (r != st.rank && mc_member(kind, r) && mc_member(kind, st.rank))
+                    ? (uint32_t)st.k
+                    : 0;
             if (st.next_seq[kind][r] != want) {
                 e2e_fail("%s from root %d: %" PRIu32 " packets, expected "
                          "%" PRIu32,

@@ -6,8 +6,10 @@
  *
  *   abort     node 1 calls lci_abort(3, "deliberate abort from node 1");
  *             the others wait for packets that never come.
- *   deadlock  every node waits for a packet nobody sends; on the simulated
- *             platform lci_poll_wait must return LCI_ERR_DEADLOCK.
+ *   deadlock  every node waits for a packet nobody sends; the simulator
+ *             must detect it: lci-run reports "deadlock" (the runtime may
+ *             end the nodes itself or return LCI_ERR_DEADLOCK, after
+ *             which this program exits 3).
  *   exit      the last node exits with status 7 without lci_finalize; the
  *             others wait in lci_barrier.
  *   kill      node 1 kills itself with SIGKILL (a node that dies).
