@@ -51,14 +51,6 @@ void bench_msg_rx_free(bench_msg_rx_t *rx);
 /* Receiver-side copy on (1) or off (0). */
 void bench_msg_rx_set_copy(bench_msg_rx_t *rx, int copy);
 
-/* Modelled copy speed in MB/s (0 = not modelled): every copied byte then also
- * charges simulated compute, collected by bench_msg_rx_charge(). */
-void bench_msg_rx_set_copy_rate(bench_msg_rx_t *rx, double mb_s);
-
-/* Charges the modelled time of the copies made since the last call (an
- * upcall only records it).  Call after each lci_poll(). */
-void bench_msg_rx_charge(bench_msg_rx_t *rx);
-
 /* Packets that were not part of a bench message (ignored). */
 uint64_t bench_msg_rx_foreign(const bench_msg_rx_t *rx);
 

@@ -37,7 +37,6 @@ typedef struct {
     bench_sizes_t sizes;
     int copy;
     long volume;
-    double copy_mbs;
     const char *csv;
 } bc_opts_t;
 
@@ -216,7 +215,6 @@ static void bc_throughput(const bc_opts_t *o, bc_state_t *st, double *secs)
         bench_fail("out of memory");
     }
     rx = bench_msg_rx_create(buf, maxsize, bc_done, st);
-    bench_msg_rx_set_copy_rate(rx, o->copy_mbs);
     if (lci_rank() == 0) {
         for (size_t i = 0; i < maxsize; i++) {
             buf[i] = bc_pattern(i);
@@ -346,7 +344,7 @@ static void bc_report_throughput(const bc_opts_t *o, const double *secs)
 int main(int argc, char **argv)
 {
     bc_opts_t o = {.test = "all", .size = 0, .iters = 0, .warmup = 5, .gap_us = 100.0,
-                   .copy = 1, .volume = 1048576L, .copy_mbs = 0.0, .csv = NULL};
+                   .copy = 1, .volume = 1048576L, .csv = NULL};
     const bench_opt_t opts[] = {
         {"--test", BENCH_OPT_STRING, &o.test, 0, 0, 0, "WHICH",
          "latency, throughput or all"},
@@ -364,8 +362,6 @@ int main(int argc, char **argv)
         {"--no-copy", BENCH_OPT_SET, &o.copy, 0, 0, 0, NULL, "receivers do not copy"},
         {"--volume", BENCH_OPT_LONG, &o.volume, 1, 1e12, 0, "BYTES",
          "bytes per throughput size when --iters is 0 (4..500 messages)"},
-        {"--copy-mbs", BENCH_OPT_DOUBLE, &o.copy_mbs, 0, 1e9, 0, "MB/S",
-         "model the receivers' copy at this speed (0: only what the platform charges)"},
         {"--csv", BENCH_OPT_STRING, &o.csv, 0, 0, 0, "FILE",
          "append rows bench,decomp,packet_size,metric,value_us,msg_size,mb_s,nodes"},
     };

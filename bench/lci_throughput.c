@@ -10,9 +10,8 @@
  * the timed run from the first send to the final acknowledgement.
  * MB/s = 10^6 bytes per second of virtual time.
  *
- * On the simulated platform with --compute zero, a copy costs no time unless
- * --copy-mbs gives the host's copy speed; with --compute scaled the real
- * memcpy is charged.
+ * The receiver copies with lci_copy(), which charges the host's copy
+ * bandwidth from the cost profile (host_copy_mb_s).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -34,7 +33,6 @@ typedef struct {
     long iters;
     long warmup;
     long volume;
-    double copy_mbs;
     const char *csv;
 } tp_opts_t;
 
@@ -88,7 +86,7 @@ typedef struct {
 int main(int argc, char **argv)
 {
     tp_opts_t o = {.copy = -1, .iters = 0, .warmup = 4, .volume = 2L * 1048576L,
-                   .copy_mbs = 0.0, .csv = NULL};
+                   .csv = NULL};
     const bench_opt_t opts[] = {
         {"--sizes", BENCH_OPT_SIZES, &o.sizes, 0, 64.0 * 1048576.0, 0, "LIST",
          "message sizes in bytes"},
@@ -100,8 +98,6 @@ int main(int argc, char **argv)
         {"--volume", BENCH_OPT_LONG, &o.volume, 1, 1e12, 0, "BYTES",
          "bytes per size when --iters is 0"},
         {"--warmup", BENCH_OPT_LONG, &o.warmup, 0, 1e6, 0, "N", "untimed messages per size"},
-        {"--copy-mbs", BENCH_OPT_DOUBLE, &o.copy_mbs, 0, 1e9, 0, "MB/S",
-         "model the receiver's copy at this speed (0: only what the platform charges)"},
         {"--csv", BENCH_OPT_STRING, &o.csv, 0, 0, 0, "FILE",
          "append rows bench,decomp,packet_size,metric,value_us,msg_size,mb_s,nodes"},
     };
@@ -143,7 +139,6 @@ int main(int argc, char **argv)
         bench_fail("out of memory");
     }
     rx = bench_msg_rx_create(buf, maxsize, tp_done, &st);
-    bench_msg_rx_set_copy_rate(rx, o.copy_mbs);
     BENCH_CHECK(lci_upcall_set(bench_msg_upcall, rx));
     if (lci_rank() == 0) {
         for (size_t i = 0; i < maxsize; i++) {
@@ -253,9 +248,8 @@ int main(int argc, char **argv)
             printf("\n");
         }
         if (o.copy != 0) {
-            printf("# receiver copy charged %s\n",
-                   o.copy_mbs > 0.0 ? bench_fmt("at %.1f MB/s (--copy-mbs)", o.copy_mbs)
-                                    : "only as the platform charges compute (--compute)");
+            printf("# receiver copy charged at the profile's host copy bandwidth "
+                   "(lci_copy)\n");
         }
     }
     bench_finalize();

@@ -40,6 +40,8 @@ typedef enum {
     X(host_release_ns, 300.0, LCI_UNIT_TIME,                                   \
       "host: release a receive buffer")                                        \
     X(host_intr_ns, 31000.0, LCI_UNIT_TIME, "host: take a network interrupt")  \
+    X(host_copy_mb_s, 52.0, LCI_UNIT_RATE,                                     \
+      "host: memory copy bandwidth (lci_copy)")                                \
     X(host_doorbell_ns, 500.0, LCI_UNIT_TIME,                                  \
       "PCI write latency: doorbell to NI")                                     \
     X(ni_cmd_ns, 1500.0, LCI_UNIT_TIME, "NI: fetch and decode a send command") \

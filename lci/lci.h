@@ -198,6 +198,12 @@ lci_status_t lci_barrier(void);
  * live platform beyond busy-waiting that long). */
 lci_status_t lci_compute(double seconds);
 
+/* Copies len bytes within host memory -- for example a received packet
+ * into a reassembly buffer -- and charges the copy at the host's memory
+ * copy bandwidth from the cost profile (host_copy_mb_s), whatever the
+ * compute mode: copying received data is part of communication cost. */
+lci_status_t lci_copy(void *dst, const void *src, size_t len);
+
 /* ---- counters ------------------------------------------------------- */
 
 typedef struct {

@@ -326,6 +326,23 @@ lci_status_t lci_compute(double seconds)
     return LCI_OK;
 }
 
+lci_status_t lci_copy(void *dst, const void *src, size_t len)
+{
+    LCI_CHECK_INIT();
+    if ((dst == NULL || src == NULL) && len > 0) {
+        return lci_error(LCI_ERR_INVAL, "lci_copy: NULL buffer");
+    }
+    lci_host_account();
+    if (len > 0) {
+        memmove(dst, src, len);
+    }
+    /* Charged from the profile; the real copy is not also charged as
+     * measured compute. */
+    lci_host_charge((double)len * 1000.0 / lci_host.prof->host_copy_mb_s);
+    lci_host_leave();
+    return LCI_OK;
+}
+
 unsigned lci_fa_count(void)
 {
     return lci_host.inited ? lci_seg()->cfg.nfa : 0;

@@ -86,7 +86,7 @@ static int contains(const char *hay, const char *needle)
 
 /* ---- what the API answered before lci_init -------------------------- */
 
-#define PRE_MAX 16
+#define PRE_MAX 32
 static struct {
     const char *what;
     int got;
@@ -122,6 +122,7 @@ static void record_calls_before_init(void)
     pre_record("lci_intr_enable", lci_intr_enable());
     pre_record("lci_counters_get", lci_counters_get(&c));
     pre_record("lci_compute", lci_compute(0.0));
+    pre_record("lci_copy", lci_copy(&old, &old, sizeof old));
     pre_record("lci_finalize", lci_finalize());
     le = lci_last_error();
     pre_last_error_nonempty = le != NULL && le[0] != '\0';
@@ -296,6 +297,17 @@ static void test_negative_compute_time_returns_err_inval(void)
 {
     EXPECT_ST(lci_compute(-1.0), LCI_ERR_INVAL);
     EXPECT_ST(lci_compute(0.0), LCI_OK);
+}
+
+static void test_copy_with_null_buffer_returns_err_inval_and_copies(void)
+{
+    char src[8] = "abcdefg", dst[8] = {0};
+    EXPECT_ST(lci_copy(NULL, src, sizeof src), LCI_ERR_INVAL);
+    EXPECT_ST(lci_copy(dst, NULL, sizeof src), LCI_ERR_INVAL);
+    double t0 = lci_wtime();
+    EXPECT_ST(lci_copy(dst, src, sizeof src), LCI_OK);
+    CU_ASSERT_STRING_EQUAL(dst, "abcdefg");
+    CU_ASSERT(lci_wtime() > t0); /* the copy is charged */
 }
 
 static void test_failed_sends_do_not_leak_send_buffers(void)
@@ -529,6 +541,8 @@ static const struct api_test suite_running[] = {
      test_null_packet_or_out_param_returns_err_inval},
     {"negative_compute_time_returns_ERR_INVAL",
      test_negative_compute_time_returns_err_inval},
+    {"copy_with_null_buffer_returns_ERR_INVAL_and_copies_is_charged",
+     test_copy_with_null_buffer_returns_err_inval_and_copies},
     {"failed_sends_do_not_leak_send_buffers",
      test_failed_sends_do_not_leak_send_buffers},
     {"sends_of_exactly_capacity_and_zero_bytes_succeed",
