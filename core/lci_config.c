@@ -20,6 +20,11 @@ void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
     cfg->nfa = 16;
     cfg->ngroups = 32;
     cfg->group_members = 4096;
+    /* AM-II returns a packet to its sender after 255 tries; Table 3's
+     * timer granularity for the retransmitting implementations is 5 ms. */
+    cfg->max_retries = 255;
+    cfg->rto_ns = 5000000;
+    cfg->ack_delay_ns = 1000000;
     cfg->sram_bytes = 1u << 20;
     cfg->lookahead_ns = UINT64_MAX; /* as far as is exact */
     cfg->seed = 1;

@@ -34,6 +34,9 @@ typedef struct {
     uint32_t nfa;          /* fetch-and-add variables per NI */
     uint32_t ngroups;      /* multicast groups per NI, group 0 included */
     uint32_t group_members;/* member slots for all groups of an NI */
+    uint32_t max_retries;  /* retransmissions before return-to-sender */
+    uint64_t rto_ns;       /* retransmission timeout */
+    uint64_t ack_delay_ns; /* delayed-acknowledgement timeout */
     uint64_t sram_bytes;   /* NI SRAM arena */
     uint64_t lookahead_ns; /* how far a host may run ahead (sim) */
     uint64_t seed;

@@ -36,6 +36,7 @@ typedef enum {
 enum {
     LCI_HF_INTERNAL = 1u << 0, /* for the LCI library itself (barrier) */
     LCI_HF_ACKREQ = 1u << 1,   /* receiver should acknowledge at once */
+    LCI_HF_ACK = 1u << 2,      /* the ack field acknowledges up to it */
 };
 
 typedef struct {
@@ -131,6 +132,7 @@ typedef enum {
     LCI_FW_RXNO_NOBUF = 4,     /* RX_no: no receive buffer despite credits */
     LCI_FW_QUEUE_FULL = 5,     /* an NI queue overflowed: sizing error */
     LCI_FW_BAD_COMMAND = 6,    /* host posted a malformed command */
+    LCI_FW_UNSUPPORTED = 7,    /* the firmware cannot do what was asked */
 } lci_fw_fault_t;
 
 /* Maps a firmware fault to the status the host reports. */

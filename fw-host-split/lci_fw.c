@@ -7,7 +7,9 @@
 #include "lci_decomp.h"
 #include "lci_fw.h"
 #include "lci_hw.h"
+#include "lci_place.h"
 #include "lci_sched.h"
+#include "lci_timer_wheel.h"
 
 /* ---- services -------------------------------------------------------- */
 
@@ -25,86 +27,6 @@ void lci_fw_fail(lci_ni_t *ni, uint32_t fault, uint32_t a, uint32_t b,
         ni->fault_b = b;
         ni->fault_c = c;
     }
-}
-
-uint32_t lci_fw_txd_alloc(lci_ni_t *ni)
-{
-    uint32_t idx = ni->txd_free;
-    if (idx == LCI_NONE) {
-        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, 1, ni->ntxd, 0);
-        return LCI_NONE;
-    }
-    lci_txd_t *d = lci_ni_txd(ni, idx);
-    ni->txd_free = d->next;
-    memset(d, 0, sizeof *d);
-    d->next = LCI_NONE;
-    d->buf = LCI_NONE;
-    return idx;
-}
-
-void lci_fw_txd_free(lci_ni_t *ni, uint32_t txd)
-{
-    lci_ni_txd(ni, txd)->next = ni->txd_free;
-    ni->txd_free = txd;
-}
-
-static void count_sent(lci_ni_t *ni, uint8_t type)
-{
-    switch (type) {
-    case LCI_PKT_DATA:
-        ni->counters.pkts_sent_data++;
-        break;
-    case LCI_PKT_MCAST:
-        ni->counters.pkts_sent_mcast++;
-        break;
-    case LCI_PKT_CREDIT:
-        ni->counters.pkts_sent_ack++;
-        break;
-    case LCI_PKT_NACK:
-        ni->counters.pkts_sent_nack++;
-        break;
-    default:
-        ni->counters.pkts_sent_fa++;
-        break;
-    }
-}
-
-void lci_fw_transmit(lci_ni_t *ni, uint32_t txd)
-{
-    const lci_profile_t *p = lci_prof();
-    lci_txd_t *d = lci_ni_txd(ni, txd);
-    lci_wire_hdr_t hdr;
-    memset(&hdr, 0, sizeof hdr);
-    hdr.type = d->type;
-    hdr.flags = d->flags;
-    hdr.len = d->len;
-    hdr.origin = d->origin;
-    hdr.dst = d->dst;
-    hdr.hop_src = (uint16_t)ni->node;
-    hdr.group = d->group;
-    hdr.aux = d->aux;
-    lci_fw_charge(ni, p->ni_tx_ns);
-    lci_decomp_active->rx->ops.stamp(ni, &hdr);
-    const void *payload = NULL;
-    if (d->buf != LCI_NONE) {
-        payload = lci_ni_buf(ni, d->buf) + sizeof(lci_wire_hdr_t);
-    }
-    count_sent(ni, hdr.type);
-    lci_hw_transmit(ni, ni->now, &hdr, payload, d->buf);
-    lci_fw_txd_free(ni, txd);
-}
-
-void lci_fw_send_control(lci_ni_t *ni, uint32_t peer, uint8_t type)
-{
-    uint32_t txd = lci_fw_txd_alloc(ni);
-    if (txd == LCI_NONE) {
-        return;
-    }
-    lci_txd_t *d = lci_ni_txd(ni, txd);
-    d->type = type;
-    d->dst = (uint16_t)peer;
-    d->origin = (uint16_t)ni->node;
-    lci_fw_transmit(ni, txd);
 }
 
 static uint32_t ring_space(const lci_ni_t *ni)
@@ -155,7 +77,11 @@ void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
     }
     uint32_t peer = lci_ni_buf_hdr(ni, buf)->hop_src;
     lci_ni_fifo_push(ni, &ni->recv_free, buf);
-    lci_decomp_active->rx->ops.released(ni, peer);
+    const lci_decomp_t *dc = lci_decomp_active;
+    if (dc->rx_place == LCI_PLACE_NI) {
+        lci_env_t env = lci_place_ni_env(ni);
+        dc->rx->ops.released(lci_place_ni_rx_state(ni), &env, peer);
+    }
 }
 
 /* ---- the processor --------------------------------------------------- */
@@ -182,6 +108,10 @@ static uint64_t next_work_time(const lci_ni_t *ni, uint64_t now)
     }
     if (ni->ni_cmd_cons != ni->h_cmd_prod) {
         t = min_u64(t, lci_ni_cmd((lci_ni_t *)ni, ni->ni_cmd_cons)->h_time);
+    }
+    if (ni->ntimers > 0) {
+        t = min_u64(t, lci_timer_wheel_next_expiry(LCI_NI_AT(
+                           (lci_ni_t *)ni, ni->off_timers, lci_timer_wheel_t)));
     }
     return t;
 }
@@ -214,14 +144,31 @@ static void drain_dma_wait(lci_ni_t *ni)
     }
 }
 
+/* Hands a packet to the rx module for the wire; the caller's reference to
+ * buf passes with it. */
+static void rx_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
+{
+    lci_env_t env = lci_place_ni_env(ni);
+    lci_decomp_active->rx->ops.send(lci_place_ni_rx_state(ni), &env, buf, hdr);
+}
+
+void lci_fw_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
+{
+    (*lci_ni_refcnt(ni, buf))++;
+    rx_send(ni, buf, hdr);
+}
+
 static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
 {
     const lci_decomp_t *dc = lci_decomp_active;
     lci_fw_charge(ni, lci_prof()->ni_rx_ns);
-    if (!dc->rx->ops.accept(ni, e)) {
-        return; /* the policy disposed of it */
-    }
+    lci_env_t env = lci_place_ni_env(ni);
     uint32_t buf = e->buf;
+    if (!dc->rx->ops.accept(lci_place_ni_rx_state(ni), &env,
+                            buf == LCI_NONE ? LCI_BUF_NONE : buf, &e->hdr,
+                            e->status)) {
+        goto done; /* consumed or dropped by the policy */
+    }
     switch (e->hdr.type) {
     case LCI_PKT_DATA:
     case LCI_PKT_FA_REP:
@@ -249,12 +196,11 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
             lci_fw_deliver(ni, buf);
         }
         break;
-    case LCI_PKT_CREDIT:
-        break; /* flow-control fields only: the policy took them */
     default:
         ni->counters.drops_malformed++;
         break;
     }
+done:
     if (buf != LCI_NONE) {
         lci_fw_buf_put(ni, ni->now, buf); /* the arrival's own reference */
     }
@@ -283,20 +229,9 @@ static void handle_command(lci_ni_t *ni)
             ni->counters.drops_malformed++;
             break;
         }
-        uint32_t txd = lci_fw_txd_alloc(ni);
-        if (txd == LCI_NONE) {
-            break;
-        }
-        lci_txd_t *d = lci_ni_txd(ni, txd);
-        d->buf = cmd.buf;
-        d->dst = cmd.dst;
-        d->len = cmd.len;
-        d->type = cmd.op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
-        d->flags = cmd.flags;
-        d->origin = (uint16_t)ni->node;
-        d->aux = cmd.aux;
-        (*lci_ni_refcnt(ni, cmd.buf))++;
-        dc->rx->ops.tx(ni, txd);
+        hdr.type = cmd.op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
+        hdr.dst = cmd.dst;
+        lci_fw_send(ni, cmd.buf, &hdr);
         break;
     case LCI_CMD_MCAST: {
         const lci_ni_group_t *g =
@@ -316,6 +251,13 @@ static void handle_command(lci_ni_t *ni)
         break;
     }
     lci_fw_buf_put(ni, ni->now, cmd.buf);
+}
+
+static void fire_timer(void *arg, unsigned id)
+{
+    lci_ni_t *ni = arg;
+    lci_env_t env = lci_place_ni_env(ni);
+    lci_decomp_active->rx->ops.timer(lci_place_ni_rx_state(ni), &env, id);
 }
 
 /* Runs one work item ready at ni->now; returns 0 if there was none. */
@@ -352,6 +294,13 @@ static int fw_step(lci_ni_t *ni)
         lci_ni_cmd(ni, ni->ni_cmd_cons)->h_time <= ni->now) {
         handle_command(ni);
         return 1;
+    }
+    if (ni->ntimers > 0) {
+        lci_timer_wheel_t *w = LCI_NI_AT(ni, ni->off_timers, lci_timer_wheel_t);
+        if (lci_timer_wheel_next_expiry(w) <= ni->now) {
+            lci_timer_wheel_advance(w, ni->now, fire_timer, ni);
+            return 1;
+        }
     }
     return 0;
 }

@@ -40,16 +40,9 @@ void lci_fw_on_intr_enable(const lci_event_t *ev);
 /* Charges ns of NI processor time to the running handler. */
 void lci_fw_charge(lci_ni_t *ni, double ns);
 
-uint32_t lci_fw_txd_alloc(lci_ni_t *ni);
-void lci_fw_txd_free(lci_ni_t *ni, uint32_t txd);
-
-/* Puts a descriptor on the wire now: builds the header, lets the rx policy
- * stamp it, and frees the descriptor. */
-void lci_fw_transmit(lci_ni_t *ni, uint32_t txd);
-
-/* Sends a header-only control packet (e.g. an explicit acknowledgement) to
- * peer, bypassing flow control. */
-void lci_fw_send_control(lci_ni_t *ni, uint32_t peer, uint8_t type);
+/* Gives buffer buf (header hdr) to the rx module for the wire; takes a
+ * reference for it. */
+void lci_fw_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr);
 
 /* Hands buf to the host receive ring (takes a reference). */
 void lci_fw_deliver(lci_ni_t *ni, uint32_t buf);

@@ -50,6 +50,11 @@ void lci_fw_fault_check(uint32_t node)
                        "overflowed; the NI configuration is too small",
                        node, what[w], ni->fault_b);
     }
+    case LCI_FW_UNSUPPORTED:
+        lci_sched_fail((int)node, LCI_ERR_UNSUPPORTED,
+                       "NI of node %u: return-to-sender is not built into "
+                       "this firmware",
+                       node);
     default:
         lci_sched_fail((int)node, st, "NI of node %u failed (fault %u)", node,
                        ni->fault);

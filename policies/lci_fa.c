@@ -26,19 +26,12 @@ static void fa_serve(lci_ni_t *ni, uint32_t buf)
     *var = (int64_t)((uint64_t)old + (uint64_t)msg.value); /* wraps, no UB */
     msg.value = old;
     memcpy(hdr + 1, &msg, sizeof msg);
-    uint32_t txd = lci_fw_txd_alloc(ni);
-    if (txd == LCI_NONE) {
-        return;
-    }
-    lci_txd_t *d = lci_ni_txd(ni, txd);
-    d->buf = buf;
-    d->dst = hdr->origin;
-    d->len = sizeof msg;
-    d->type = LCI_PKT_FA_REP;
-    d->flags = hdr->flags;
-    d->origin = (uint16_t)ni->node;
-    (*lci_ni_refcnt(ni, buf))++;
-    lci_decomp_active->rx->ops.tx(ni, txd);
+    lci_wire_hdr_t reply = *hdr;
+    reply.type = LCI_PKT_FA_REP;
+    reply.dst = hdr->origin;
+    reply.origin = (uint16_t)ni->node;
+    reply.len = sizeof msg;
+    lci_fw_send(ni, buf, &reply);
 }
 
 const lci_fa_component_t lci_fa_ni_component = {

@@ -15,24 +15,12 @@ static uint32_t mc_tree_forward(lci_ni_t *ni, uint32_t buf,
     int n = lci_tree_children((int)g->nmembers, (int)hdr->aux, g->self,
                               children);
     for (int i = 0; i < n; i++) {
-        uint32_t txd = lci_fw_txd_alloc(ni);
-        if (txd == LCI_NONE) {
-            return (uint32_t)i;
-        }
-        lci_txd_t *d = lci_ni_txd(ni, txd);
-        d->buf = buf;
-        d->dst = (uint16_t)(hdr->group == 0
-                                ? (uint32_t)children[i]
-                                : lci_ni_group_members(ni, g)[children[i]]);
-        d->len = hdr->len;
-        d->type = LCI_PKT_MCAST;
-        d->flags = hdr->flags;
-        d->group = hdr->group;
-        d->origin = hdr->origin;
-        d->aux = hdr->aux;
-        (*lci_ni_refcnt(ni, buf))++;
+        lci_wire_hdr_t h = *hdr;
+        h.dst = (uint16_t)(hdr->group == 0
+                               ? (uint32_t)children[i]
+                               : lci_ni_group_members(ni, g)[children[i]]);
         lci_fw_charge(ni, lci_prof()->ni_mcast_fwd_ns);
-        lci_decomp_active->rx->ops.tx(ni, txd);
+        lci_fw_send(ni, buf, &h);
     }
     return n > 0 ? (uint32_t)n : 0;
 }

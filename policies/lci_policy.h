@@ -9,18 +9,12 @@
  *   rx  - reliability and flow control between neighbours: decides when a
  *         packet may go on the wire, what flow-control fields it carries,
  *         whether an arrival is accepted, and what a freed receive buffer
- *         gives back to its sender.  Components: none (credits, RX_no).
+ *         gives back to its sender.  Written against lci_env.h, so the same
+ *         module runs in the NI firmware or in the host library.
+ *         Components: none (credits, RX_no).
  *   mc  - multicast forwarding: which children a multicast packet goes to
  *         next.  Components: tree (binary spanning tree).
  *   fa  - the fetch-and-add server.
- *
- * Life cycle of a packet through the ops of an NI-placed rx component:
- *   tx(txd)        a descriptor wants the wire: transmit now (through
- *                  lci_fw_transmit) or queue it until the window opens;
- *   stamp(hdr)     fill the flow-control fields of any outgoing header;
- *   accept(entry)  an arrival: take its flow-control fields, and return 1
- *                  to let it through or 0 after disposing of it;
- *   released(peer) a receive buffer filled by peer became free again.
  *
  * Components are const tables, registered in lci/lci_decomp.c.  Every op is
  * set; an op a component cannot do returns LCI_ERR_UNSUPPORTED.  Policy
@@ -30,17 +24,47 @@
 #ifndef LCI_POLICY_H
 #define LCI_POLICY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "lci_env.h"
 #include "lci_ni.h"
 
-#define LCI_POLICY_ABI 1
+#define LCI_POLICY_ABI 2
 
+/* ---- rx: reliability and flow control between neighbours ---------------
+ *
+ * The state of an rx module is state_size() bytes that the side gives it
+ * (NI SRAM or host memory), set up by init().  Life of a packet:
+ *
+ *   send(buf, hdr)   a packet wants the wire (hdr: dst, type, len, origin,
+ *                    group, aux, flags).  The policy transmits it now
+ *                    (env->transmit, filling seq/ack/credits) or queues it
+ *                    until its window opens.  The caller's reference to buf
+ *                    passes to the policy, which releases it when it no
+ *                    longer needs the packet (after transmission for RX_no,
+ *                    after the acknowledgement for go-back-N).
+ *   accept(buf, hdr, status)
+ *                    an arrival, with the link hardware's status.  buf is
+ *                    LCI_BUF_NONE for a control packet, or when the NI had
+ *                    no free buffer for a data packet.  Returns 1 when the
+ *                    packet is to be delivered (new and in order), 0 when
+ *                    it was consumed (control) or dropped.  The caller
+ *                    keeps its reference to buf.
+ *   released(peer)   a receive buffer that held a packet from peer became
+ *                    free again.
+ *   timer(id)        timer id (0 .. timers()-1) expired.
+ */
 typedef struct {
-    void (*tx)(lci_ni_t *ni, uint32_t txd);
-    void (*stamp)(lci_ni_t *ni, lci_wire_hdr_t *hdr);
-    int (*accept)(lci_ni_t *ni, const lci_rxq_entry_t *e);
-    void (*released)(lci_ni_t *ni, uint32_t peer);
+    size_t (*state_size)(const lci_rx_params_t *p);
+    uint32_t (*timers)(const lci_rx_params_t *p);
+    void (*init)(void *state, const lci_rx_params_t *p);
+    void (*send)(void *state, lci_env_t *env, uint32_t buf,
+                 const lci_wire_hdr_t *hdr);
+    int (*accept)(void *state, lci_env_t *env, uint32_t buf,
+                  const lci_wire_hdr_t *hdr, uint32_t hw_status);
+    void (*released)(void *state, lci_env_t *env, uint32_t peer);
+    void (*timer)(void *state, lci_env_t *env, uint32_t id);
 } lci_rx_ops_t;
 
 typedef struct {
@@ -50,6 +74,7 @@ typedef struct {
     lci_rx_ops_t ops;
 } lci_rx_component_t;
 
+/* ---- mc: multicast forwarding ------------------------------------------ */
 typedef struct {
     /* Queues transmissions of buffer buf (header hdr, already received or
      * built by the root) to this node's children in the tree; returns how
@@ -64,6 +89,7 @@ typedef struct {
     lci_mc_ops_t ops;
 } lci_mc_component_t;
 
+/* ---- fa: the fetch-and-add server -------------------------------------- */
 typedef struct {
     /* Serves a request in receive buffer buf: applies it and sends the
      * reply from the same buffer. */
@@ -85,6 +111,7 @@ typedef struct {
 } lci_fa_msg_t;
 
 extern const lci_rx_component_t lci_rx_none_component;
+extern const lci_rx_component_t lci_rx_gbn_component;
 extern const lci_mc_component_t lci_mc_tree_component;
 extern const lci_fa_component_t lci_fa_ni_component;
 

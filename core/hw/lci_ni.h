@@ -26,20 +26,6 @@
 
 #define LCI_NONE UINT32_MAX
 
-/* A transmit descriptor: one pending transmission of a buffer to a peer. */
-typedef struct {
-    uint32_t next; /* next descriptor in its queue, or LCI_NONE */
-    uint32_t buf;  /* buffer index, or LCI_NONE for a header-only packet */
-    uint16_t dst;
-    uint16_t len;
-    uint8_t type;
-    uint8_t flags;
-    uint16_t group;
-    uint16_t origin;
-    uint16_t reserved;
-    uint32_t aux;
-} lci_txd_t;
-
 /* A host DMA in flight: buffer buf reaches host memory at time. */
 typedef struct {
     uint32_t buf;
@@ -57,14 +43,11 @@ typedef struct {
     uint32_t link_src; /* the node whose link delivered it */
 } lci_rxq_entry_t;
 
-/* Per peer: flow control, link sequence and the blocked-sends queue. */
+/* Per peer: the link hardware's sequence check (the protocols keep their
+ * own per-peer state in their rx module's state). */
 typedef struct {
-    uint32_t credits;    /* packets we may still send to this peer */
-    uint32_t freed;      /* its buffers we released, not yet reported */
-    uint32_t blocked_head, blocked_tail; /* txd queue, closed window */
-    uint16_t link_tx;    /* link hardware: last sequence stamped */
-    uint16_t link_rx;    /* link hardware: last sequence seen */
-    uint32_t reserved;
+    uint16_t link_tx; /* last sequence stamped on a packet to this peer */
+    uint16_t link_rx; /* last sequence seen on a packet from this peer */
 } lci_ni_peer_t;
 
 /* A multicast group as the NI stores it. */
@@ -88,8 +71,13 @@ typedef struct lci_ni {
     uint32_t packet_size, payload_max;
     uint32_t nsend, nrecv, nbufs, window, nring, nfa, ngroups;
     uint32_t arena_bytes, arena_used;
-    uint32_t off_bufs, off_refcnt, off_cmd, off_free, off_peers, off_txd,
-        off_rxq, off_fa, off_groups, off_members;
+    uint32_t off_bufs, off_refcnt, off_cmd, off_free, off_peers, off_rxq,
+        off_fa, off_groups, off_members;
+    uint32_t off_rx_state; /* the rx module's state, when it runs here */
+    uint32_t off_timers;   /* the timer wheel (NI clock) */
+    uint32_t ntimers;
+    uint32_t reserved_layout;
+    uint64_t timer_sched_time; /* the pending TIMER event, or LCI_TIME_NONE */
     uint32_t members_used;
 
     /* ---- host -> NI ---- */
@@ -109,8 +97,6 @@ typedef struct lci_ni {
     /* ---- buffer and descriptor pools ---- */
     lci_ni_fifo_t recv_free; /* free receive buffers (a stack: the most
                                 recently freed, still warm, is reused) */
-    uint32_t txd_free;       /* free-list head of transmit descriptors */
-    uint32_t ntxd;
     /* arrived packets waiting for the firmware: a ring of lci_rxq_entry_t */
     uint32_t rxq_off, rxq_cap, rxq_head, rxq_count;
     lci_ni_fifo_t dma_wait;  /* receive buffers waiting for a ring slot */
@@ -177,11 +163,6 @@ static inline lci_free_entry_t *lci_ni_free_entry(lci_ni_t *ni, uint32_t idx)
     return LCI_NI_AT(ni, ni->off_free, lci_free_entry_t) + (idx % ni->nsend);
 }
 
-static inline lci_txd_t *lci_ni_txd(lci_ni_t *ni, uint32_t idx)
-{
-    return LCI_NI_AT(ni, ni->off_txd, lci_txd_t) + idx;
-}
-
 static inline int64_t *lci_ni_fa(lci_ni_t *ni, uint32_t var)
 {
     return LCI_NI_AT(ni, ni->off_fa, int64_t) + var;
@@ -239,6 +220,7 @@ static inline uint32_t lci_ni_fifo_peek(lci_ni_t *ni, const lci_ni_fifo_t *f)
  * under cfg.  Returns LCI_ERR_CONFIG with the numbers in err if it does not
  * fit. */
 lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
-                           const lci_config_t *cfg, char *err, size_t errlen);
+                           const lci_config_t *cfg, const lci_profile_t *prof,
+                           char *err, size_t errlen);
 
 #endif

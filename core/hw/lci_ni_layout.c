@@ -2,7 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lci_decomp.h"
 #include "lci_ni.h"
+#include "lci_place.h"
+#include "lci_timer_wheel.h"
 
 typedef struct {
     uint64_t used, size;
@@ -28,8 +31,12 @@ static void fifo_init(lci_ni_fifo_t *f, uint32_t off, uint32_t cap)
 }
 
 lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
-                           const lci_config_t *cfg, char *err, size_t errlen)
+                           const lci_config_t *cfg, const lci_profile_t *prof,
+                           char *err, size_t errlen)
 {
+    const lci_decomp_t *dc = lci_decomp_active;
+    lci_rx_params_t params;
+    lci_rx_params_from_config(cfg, &params);
     arena_t a = {.used = sizeof(lci_ni_t), .size = arena_bytes};
     memset(ni, 0, sizeof *ni);
     ni->node = node;
@@ -46,9 +53,6 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
     /* A command holds a send buffer, so a ring as large as the send pool
      * can never overflow. */
     ni->ncmd = cfg->nsend;
-    /* Each buffer is transmitted to at most two tree children at once, and
-     * each peer may need one header-only control packet. */
-    ni->ntxd = 2 * ni->nbufs + 2 * cfg->nnodes;
     ni->rxq_cap = cfg->nrecv + 2 * cfg->nnodes + 16;
 
     ni->off_bufs = carve(&a, (uint64_t)ni->nbufs * ni->packet_size,
@@ -60,8 +64,6 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
                          "free-send ring");
     ni->off_peers = carve(&a, (uint64_t)cfg->nnodes * sizeof(lci_ni_peer_t),
                           "per-peer state");
-    ni->off_txd = carve(&a, (uint64_t)ni->ntxd * sizeof(lci_txd_t),
-                        "transmit descriptors");
     ni->rxq_off = carve(&a, (uint64_t)ni->rxq_cap * sizeof(lci_rxq_entry_t),
                         "arrival queue");
     uint32_t off_rfree = carve(&a, (uint64_t)ni->nrecv * 4, "receive free list");
@@ -77,6 +79,15 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
                            "multicast groups");
     ni->off_members = carve(&a, (uint64_t)cfg->group_members * 2,
                             "multicast group members");
+    if (dc->rx_place == LCI_PLACE_NI) {
+        ni->off_rx_state = carve(&a, dc->rx->ops.state_size(&params),
+                                 "reliability state");
+        ni->ntimers = dc->rx->ops.timers(&params);
+    }
+    if (ni->ntimers > 0) {
+        ni->off_timers = carve(&a, lci_timer_wheel_size(ni->ntimers, 256),
+                               "timer wheel");
+    }
     if (a.failed) {
         snprintf(err, errlen,
                  "NI SRAM of %llu bytes is too small: the %s do not fit "
@@ -103,15 +114,15 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
         e->ni_time = 0;
     }
     ni->ni_free_prod = ni->nsend;
-    for (uint32_t i = 0; i < ni->ntxd; i++) {
-        lci_ni_txd(ni, i)->next = i + 1 < ni->ntxd ? i + 1 : LCI_NONE;
+    if (dc->rx_place == LCI_PLACE_NI) {
+        dc->rx->ops.init(LCI_NI_AT(ni, ni->off_rx_state, void), &params);
     }
-    ni->txd_free = 0;
-    for (uint32_t p = 0; p < cfg->nnodes; p++) {
-        lci_ni_peer_t *peer = lci_ni_peer(ni, p);
-        peer->credits = cfg->window;
-        peer->blocked_head = peer->blocked_tail = LCI_NONE;
+    if (ni->ntimers > 0) {
+        lci_timer_wheel_init(LCI_NI_AT(ni, ni->off_timers, lci_timer_wheel_t),
+                             ni->ntimers, 256,
+                             (uint64_t)(prof->ni_clock_ns > 1 ? prof->ni_clock_ns : 1));
     }
+    ni->timer_sched_time = LCI_TIME_NONE;
     ni->ni_ring_limit = ni->nring; /* the whole ring is free */
     ni->fw_sched_time = LCI_TIME_NONE;
     /* Group 0 is every node; its member list is implicit. */

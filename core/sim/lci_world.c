@@ -93,7 +93,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
         return st;
     }
     for (uint32_t k = 0; k < cfg->nnodes; k++) {
-        st = lci_ni_layout(lci_world_ni(k), cfg->sram_bytes, k, cfg, err,
+        st = lci_ni_layout(lci_world_ni(k), cfg->sram_bytes, k, cfg, prof, err,
                            errlen);
         if (st != LCI_OK) {
             return st;

@@ -11,6 +11,7 @@
 #include "lci_fw.h"
 #include "lci_ni.h"
 #include "lci_options.h"
+#include "lci_place.h"
 #include "lci_world.h"
 #include "unit_run.h"
 
@@ -19,7 +20,9 @@ static lci_ni_t *layout_ni(const lci_config_t *cfg, uint64_t bytes,
 {
     lci_ni_t *ni = aligned_alloc(64, bytes);
     memset(ni, 0, bytes);
-    *st_p = lci_ni_layout(ni, bytes, 0, cfg, err, errlen);
+    lci_profile_t prof;
+    lci_profile_defaults(&prof);
+    *st_p = lci_ni_layout(ni, bytes, 0, cfg, &prof, err, errlen);
     return ni;
 }
 
@@ -37,7 +40,6 @@ static void table3_configurations_fit_in_one_mib_of_sram(void)
         CU_ASSERT(ni->arena_used <= cfg.sram_bytes);
         CU_ASSERT_EQUAL(ni->recv_free.count, cfg.nrecv);
         CU_ASSERT_EQUAL(ni->ni_free_prod, cfg.nsend);
-        CU_ASSERT_EQUAL(lci_ni_peer(ni, 63)->credits, cfg.window);
         free(ni);
     }
 }
@@ -169,6 +171,8 @@ static lci_ni_t *two_node_world(uint32_t window)
     cfg.window = window;
     lci_config_finish(&cfg, err, sizeof err);
     lci_profile_defaults(&prof);
+    CU_ASSERT_EQUAL_FATAL(lci_decomp_select("rxno-mni", err, sizeof err),
+                          LCI_OK);
     uint64_t events = 4096;
     uint64_t size = lci_world_size(&cfg, events);
     world_mem = aligned_alloc(4096, size);
@@ -176,71 +180,75 @@ static lci_ni_t *two_node_world(uint32_t window)
     CU_ASSERT_EQUAL_FATAL(lci_world_init(world_mem, size, &cfg, &prof, events,
                                          err, sizeof err),
                           LCI_OK);
-    CU_ASSERT_EQUAL_FATAL(lci_decomp_select("rxno-mni", err, sizeof err),
-                          LCI_OK);
     return lci_world_ni(0);
 }
 
-static uint32_t queue_send(lci_ni_t *ni, uint32_t buf)
+static void rx_send(lci_ni_t *ni, uint32_t buf)
 {
-    uint32_t txd = lci_fw_txd_alloc(ni);
-    lci_txd_t *d = lci_ni_txd(ni, txd);
-    d->buf = buf;
-    d->dst = 1;
-    d->len = 8;
-    d->type = LCI_PKT_DATA;
-    *lci_ni_refcnt(ni, buf) = 1;
-    ni->fw_running = 1; /* as inside a firmware handler */
-    lci_rx_none_component.ops.tx(ni, txd);
+    lci_env_t env = lci_place_ni_env(ni);
+    lci_wire_hdr_t h;
+    memset(&h, 0, sizeof h);
+    h.dst = 1;
+    h.len = 8;
+    h.type = LCI_PKT_DATA;
+    *lci_ni_refcnt(ni, buf) = 1; /* the reference send() takes over */
+    ni->fw_running = 1;          /* as inside a firmware handler */
+    lci_rx_none_component.ops.send(lci_place_ni_rx_state(ni), &env, buf, &h);
     ni->fw_running = 0;
-    return txd;
+}
+
+static int rx_accept(lci_ni_t *ni, uint8_t type, uint16_t credits,
+                     uint32_t buf, uint32_t status)
+{
+    lci_env_t env = lci_place_ni_env(ni);
+    lci_wire_hdr_t h;
+    memset(&h, 0, sizeof h);
+    h.type = type;
+    h.hop_src = 1;
+    h.credits = credits;
+    return lci_rx_none_component.ops.accept(lci_place_ni_rx_state(ni), &env,
+                                             buf, &h, status);
+}
+
+static void rx_released(lci_ni_t *ni)
+{
+    lci_env_t env = lci_place_ni_env(ni);
+    lci_rx_none_component.ops.released(lci_place_ni_rx_state(ni), &env, 1);
 }
 
 static void closed_window_queues_and_returned_credits_drain_in_order(void)
 {
     lci_ni_t *ni = two_node_world(4);
-    lci_ni_peer_t *peer = lci_ni_peer(ni, 1);
     for (uint32_t b = 0; b < 6; b++) {
-        queue_send(ni, b);
+        rx_send(ni, b);
     }
-    CU_ASSERT_EQUAL(peer->credits, 0);
     CU_ASSERT_EQUAL(ni->counters.pkts_sent_data, 4);
     CU_ASSERT_EQUAL(ni->counters.window_stalls, 2);
-    CU_ASSERT_EQUAL(lci_ni_txd(ni, peer->blocked_head)->buf, 4);
-    /* Two credits piggybacked on a packet from node 1 release both. */
-    lci_rxq_entry_t e;
-    memset(&e, 0, sizeof e);
-    e.hdr.type = LCI_PKT_DATA;
-    e.hdr.hop_src = 1;
-    e.hdr.credits = 2;
-    e.buf = ni->nsend; /* any receive buffer */
-    e.status = LCI_HW_OK;
-    CU_ASSERT_EQUAL(lci_rx_none_component.ops.accept(ni, &e), 1);
-    CU_ASSERT_EQUAL(ni->counters.pkts_sent_data, 6);
-    CU_ASSERT_EQUAL(peer->blocked_head, LCI_NONE);
-    CU_ASSERT_EQUAL(peer->credits, 0);
+    /* One credit releases exactly one waiting packet. */
+    CU_ASSERT_EQUAL(rx_accept(ni, LCI_PKT_CREDIT, 1, LCI_BUF_NONE, LCI_HW_OK), 0);
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_data, 5);
+    /* A seventh send must queue behind the sixth, even with a credit. */
+    rx_send(ni, 6);
+    CU_ASSERT_EQUAL(ni->counters.window_stalls, 3);
+    /* Two credits piggybacked on a data packet release both, in order. */
+    CU_ASSERT_EQUAL(rx_accept(ni, LCI_PKT_DATA, 2, ni->nsend, LCI_HW_OK), 1);
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_data, 7);
     free(world_mem);
 }
 
 static void freed_buffers_ride_on_reverse_traffic_or_a_half_window_ack(void)
 {
     lci_ni_t *ni = two_node_world(8);
-    lci_ni_peer_t *peer = lci_ni_peer(ni, 1);
-    lci_rx_none_component.ops.released(ni, 1);
-    lci_rx_none_component.ops.released(ni, 1);
-    CU_ASSERT_EQUAL(peer->freed, 2);
+    rx_released(ni);
+    rx_released(ni);
     CU_ASSERT_EQUAL(ni->counters.pkts_sent_ack, 0);
-    lci_wire_hdr_t hdr;
-    memset(&hdr, 0, sizeof hdr);
-    hdr.dst = 1;
-    lci_rx_none_component.ops.stamp(ni, &hdr);
-    CU_ASSERT_EQUAL(hdr.credits, 2); /* piggybacked */
-    CU_ASSERT_EQUAL(peer->freed, 0);
-    for (int i = 0; i < 4; i++) {
-        lci_rx_none_component.ops.released(ni, 1);
-    }
+    rx_send(ni, 0); /* carries the two freed buffers back */
+    rx_released(ni);
+    rx_released(ni);
+    CU_ASSERT_EQUAL(ni->counters.pkts_sent_ack, 0); /* 2 < W/2 since then */
+    rx_released(ni);
+    rx_released(ni);
     CU_ASSERT_EQUAL(ni->counters.pkts_sent_ack, 1); /* W/2 = 4 released */
-    CU_ASSERT_EQUAL(peer->freed, 0);
     free(world_mem);
 }
 
@@ -252,19 +260,18 @@ static void any_hardware_fault_stops_rx_no_and_delivers_nothing(void)
                                       LCI_FW_RXNO_DUP};
     for (int i = 0; i < 3; i++) {
         lci_ni_t *ni = two_node_world(8);
-        lci_rxq_entry_t e;
-        memset(&e, 0, sizeof e);
-        e.hdr.type = LCI_PKT_DATA;
-        e.hdr.hop_src = 1;
-        e.buf = ni->nsend;
-        e.status = faults[i];
-        e.link_src = 1;
-        CU_ASSERT_EQUAL(lci_rx_none_component.ops.accept(ni, &e), 0);
+        CU_ASSERT_EQUAL(rx_accept(ni, LCI_PKT_DATA, 0, ni->nsend, faults[i]),
+                        0);
         CU_ASSERT_EQUAL(ni->fault, expect[i]);
         CU_ASSERT_EQUAL(ni->fault_a, 1);
         CU_ASSERT_EQUAL(lci_fw_fault_status(ni->fault), LCI_ERR_PROTOCOL);
         free(world_mem);
     }
+    /* A data packet the NI had no buffer for breaks RX_no's promise too. */
+    lci_ni_t *ni = two_node_world(8);
+    CU_ASSERT_EQUAL(rx_accept(ni, LCI_PKT_DATA, 0, LCI_BUF_NONE, LCI_HW_OK), 0);
+    CU_ASSERT_EQUAL(ni->fault, LCI_FW_RXNO_NOBUF);
+    free(world_mem);
 }
 
 int main(void)

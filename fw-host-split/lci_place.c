@@ -1,0 +1,12 @@
+/* lci_place.c - placement glue shared by both sides. */
+#include "lci_place.h"
+
+void lci_rx_params_from_config(const lci_config_t *cfg, lci_rx_params_t *p)
+{
+    p->nnodes = cfg->nnodes;
+    p->nbufs = cfg->nsend + cfg->nrecv;
+    p->window = cfg->window;
+    p->max_retries = cfg->max_retries;
+    p->rto_ns = cfg->rto_ns;
+    p->ack_delay_ns = cfg->ack_delay_ns;
+}
