@@ -77,19 +77,27 @@ typedef enum {
     LCI_CMD_SEND = 1,  /* unicast buf to dst */
     LCI_CMD_MCAST = 2, /* multicast buf to group (dst = group) */
     LCI_CMD_FA = 3,    /* fetch-and-add request in buf to dst */
+    LCI_CMD_FWD = 4,   /* host-level forwarding: multicast packet in buf to
+                          tree child dst, as from origin in group (aux: the
+                          root's member index) */
 } lci_cmd_op_t;
 
 typedef struct {
-    uint32_t buf;  /* send buffer index */
-    uint16_t len;  /* payload bytes */
-    uint16_t dst;  /* destination node or group id */
-    uint8_t op;    /* lci_cmd_op_t */
-    uint8_t flags; /* LCI_HF_* for the header */
-    uint16_t reserved;
+    uint32_t buf;    /* send buffer index */
+    uint16_t len;    /* payload bytes */
+    uint16_t dst;    /* destination node or group id */
+    uint8_t op;      /* lci_cmd_op_t */
+    uint8_t flags;   /* LCI_HF_* for the header */
+    uint16_t origin; /* LCI_CMD_FWD: the multicast root */
+    uint16_t group;  /* LCI_CMD_FWD: the multicast group */
+    uint16_t shares; /* commands for this buffer, on the first of them (a
+                        host-forwarded packet is posted once per child);
+                        0 on the others */
     uint32_t aux;
+    uint32_t reserved2;
     uint64_t h_time; /* when the command reaches the NI (PCI latency) */
 } lci_cmd_t;
-_Static_assert(sizeof(lci_cmd_t) == 24, "command descriptor is 24 bytes");
+_Static_assert(sizeof(lci_cmd_t) == 32, "command descriptor is 32 bytes");
 
 /* ---- NI -> host receive ring --------------------------------------- */
 

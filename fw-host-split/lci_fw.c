@@ -184,7 +184,8 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
             break;
         }
         if (dc->mc_place == LCI_PLACE_NI) {
-            dc->mc->ops.forward(ni, buf, &e->hdr);
+            dc->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), buf,
+                                &e->hdr);
         }
         lci_fw_deliver(ni, buf);
         break;
@@ -221,7 +222,9 @@ static void handle_command(lci_ni_t *ni)
     hdr.flags = cmd.flags;
     hdr.origin = (uint16_t)ni->node;
     hdr.aux = cmd.aux;
-    *lci_ni_refcnt(ni, cmd.buf) = 1; /* the command's own reference */
+    /* One reference per command posted for this buffer, taken when the
+     * first one arrives so the buffer outlives the last. */
+    *lci_ni_refcnt(ni, cmd.buf) += (uint8_t)cmd.shares;
     switch (cmd.op) {
     case LCI_CMD_SEND:
     case LCI_CMD_FA:
@@ -243,9 +246,22 @@ static void handle_command(lci_ni_t *ni)
         hdr.type = LCI_PKT_MCAST;
         hdr.group = cmd.dst;
         hdr.aux = (uint32_t)g->self; /* the root's member index */
-        dc->mc->ops.forward(ni, cmd.buf, &hdr);
+        lci_env_t env = lci_place_ni_env(ni);
+        dc->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), cmd.buf, &hdr);
         break;
     }
+    case LCI_CMD_FWD:
+        /* The host forwards (M_h): one transmission to one child. */
+        if (cmd.dst >= ni->nnodes) {
+            ni->counters.drops_malformed++;
+            break;
+        }
+        hdr.type = LCI_PKT_MCAST;
+        hdr.dst = cmd.dst;
+        hdr.origin = cmd.origin;
+        hdr.group = cmd.group;
+        lci_fw_send(ni, cmd.buf, &hdr);
+        break;
     default:
         ni->counters.drops_malformed++;
         break;

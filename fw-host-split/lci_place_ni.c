@@ -27,6 +27,9 @@ static void ni_charge(lci_env_t *env, lci_cost_t what)
     case LCI_COST_ACK:
         ns = p->ni_credit_ns;
         break;
+    case LCI_COST_FORWARD:
+        ns = p->ni_mcast_fwd_ns;
+        break;
     case LCI_COST_COUNT:
         break;
     }
@@ -43,11 +46,8 @@ static void count_sent(lci_ni_t *ni, uint8_t type)
         ni->counters.pkts_sent_mcast++;
         break;
     case LCI_PKT_CREDIT:
-        ni->counters.pkts_sent_ack++;
-        break;
     case LCI_PKT_NACK:
-        ni->counters.pkts_sent_nack++;
-        break;
+        break; /* the rx policy counts its own control packets */
     default:
         ni->counters.pkts_sent_fa++;
         break;
@@ -69,6 +69,11 @@ static void ni_transmit(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
     }
     lci_hw_transmit(ni, ni->now, &h, payload,
                     buf == LCI_BUF_NONE ? LCI_NONE : buf);
+}
+
+static void ni_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
+{
+    lci_fw_send(ni_of(env), buf, hdr);
 }
 
 static void ni_hold(lci_env_t *env, uint32_t buf)
@@ -130,6 +135,7 @@ static const lci_env_ops_t ni_env_ops = {
     .now = ni_now,
     .charge = ni_charge,
     .transmit = ni_transmit,
+    .send = ni_send,
     .hold = ni_hold,
     .release = ni_release,
     .deliver = ni_deliver,

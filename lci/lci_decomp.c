@@ -20,8 +20,22 @@ static const lci_decomp_t decomp_rxno_mni = {
     .fa_place = LCI_PLACE_NI,
 };
 
+static const lci_decomp_t decomp_rxno_mh = {
+    .name = "rxno-mh",
+    .description = "no retransmission (NI credits), multicast forwarded by "
+                   "the hosts",
+    .abi = LCI_POLICY_ABI,
+    .rx = &lci_rx_none_component,
+    .rx_place = LCI_PLACE_NI,
+    .mc = &lci_mc_tree_component,
+    .mc_place = LCI_PLACE_HOST,
+    .fa = &lci_fa_ni_component,
+    .fa_place = LCI_PLACE_NI,
+};
+
 static const lci_decomp_t *const builtin[] = {
     &decomp_rxno_mni,
+    &decomp_rxno_mh,
 };
 
 const lci_decomp_t *lci_decomp_active = &decomp_rxno_mni;

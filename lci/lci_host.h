@@ -40,6 +40,7 @@ typedef struct {
     lci_upcall_func_t upcall;
     void *upcall_arg;
     int in_upcall;
+    int forwarding; /* M_h: waiting for a buffer to forward into */
 
     /* receive ring and host receive buffers */
     uint32_t ring_cons;      /* next descriptor to look at */
@@ -106,9 +107,16 @@ lci_status_t lci_host_wait_until(int (*cond)(void *arg), void *arg);
 /* Takes a send buffer, waiting if none is free. */
 lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait);
 
+/* Posts a command to the NI (sets its arrival time, rings the doorbell if
+ * needed, charges host_send_ns). */
+void lci_host_post(lci_cmd_t *cmd);
+
 /* Posts a command for a filled send buffer. */
 void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
                            size_t len, uint8_t flags);
+
+/* Host-level multicast forwarding (M_h) of an arrived packet. */
+void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload);
 
 /* Handles an internal packet (barrier). */
 void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload);

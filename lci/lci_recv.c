@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "lci_decomp.h"
 #include "lci_host.h"
 #include "lci_policy.h"
 
@@ -50,6 +51,9 @@ int lci_host_deliver(uint64_t *next_p)
     int n = 0;
     uint32_t node = lci_host.rank;
     *next_p = LCI_TIME_INF;
+    if (lci_host.forwarding) {
+        return 0; /* forwarding waits for a buffer: deliveries stay in order */
+    }
     for (;;) {
         lci_ring_slot_t *slot = lci_world_ring_slot(node, lci_host.ring_cons);
         /* Acquire: pairs with the NI's release of the full flag. */
@@ -72,6 +76,10 @@ int lci_host_deliver(uint64_t *next_p)
         __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELAXED);
         lci_host.ring_cons++;
         lci_host_charge(lci_host.prof->host_recv_ns);
+        if (hdr.type == LCI_PKT_MCAST &&
+            lci_decomp_active->mc_place == LCI_PLACE_HOST) {
+            lci_host_forward(&hdr, data); /* re-inject before the upcall */
+        }
         if (hdr.type == LCI_PKT_FA_REP) {
             fa_reply(data);
             release_hbuf(hbuf);

@@ -73,7 +73,7 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
             spin_until(when);
             continue;
         }
-        if (!lci_host.in_upcall) {
+        if (!lci_host.in_upcall && !lci_host.forwarding) {
             uint64_t next;
             if (lci_host_deliver(&next) > 0) {
                 continue;
@@ -170,18 +170,26 @@ lci_status_t lci_packet_free(lci_packet_t *packet)
 void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
                            size_t len, uint8_t flags)
 {
-    lci_ni_t *ni = lci_host.ni;
-    lci_cmd_t *cmd = lci_ni_cmd(ni, ni->h_cmd_prod);
-    cmd->buf = packet->buf;
-    cmd->len = (uint16_t)len;
-    cmd->dst = dst;
-    cmd->op = op;
-    cmd->flags = flags;
-    cmd->aux = 0;
+    lci_cmd_t cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.buf = packet->buf;
+    cmd.len = (uint16_t)len;
+    cmd.dst = dst;
+    cmd.op = op;
+    cmd.flags = flags;
+    cmd.shares = 1;
     packet->in_use = 0;
+    lci_host_post(&cmd);
+}
+
+void lci_host_post(lci_cmd_t *cmd)
+{
+    lci_ni_t *ni = lci_host.ni;
     lci_host_charge(lci_host.prof->host_send_ns);
     uint64_t arrives = lci_host.hs->clock + (uint64_t)lci_host.prof->host_doorbell_ns;
     cmd->h_time = arrives;
+    /* Written by PIO into the NI's command ring. */
+    *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
     ni->h_cmd_prod++;
     /* The doorbell reaches the NI after the PCI latency.  It changes
      * nothing if the NI's processor is due to run by the time it could

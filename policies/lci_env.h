@@ -33,7 +33,8 @@ typedef struct lci_env lci_env_t;
 /* Operations whose cost the side charges from its cost profile: the same
  * operation costs more on a slow NI processor than on the host. */
 typedef enum {
-    LCI_COST_ACK = 0, /* process received credits or acknowledgements */
+    LCI_COST_ACK = 0,     /* process received credits or acknowledgements */
+    LCI_COST_FORWARD = 1, /* set up the forwarding of a packet to a child */
     LCI_COST_COUNT
 } lci_cost_t;
 
@@ -46,6 +47,9 @@ typedef struct {
      * the policy has filled seq, ack and credits).  buf is LCI_BUF_NONE
      * for a header-only control packet. */
     void (*transmit)(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr);
+    /* Gives buffer buf (header hdr) to the reliability layer below for the
+     * wire: an mc module forwards through it.  Takes its own reference. */
+    void (*send)(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr);
     /* Takes / drops a reference to buffer buf. */
     void (*hold)(lci_env_t *env, uint32_t buf);
     void (*release)(lci_env_t *env, uint32_t buf);

@@ -76,10 +76,12 @@ typedef struct {
 
 /* ---- mc: multicast forwarding ------------------------------------------ */
 typedef struct {
-    /* Queues transmissions of buffer buf (header hdr, already received or
-     * built by the root) to this node's children in the tree; returns how
-     * many. */
-    uint32_t (*forward)(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr);
+    /* Sends buffer buf (header hdr, received, or built by the root) on to
+     * this node's children in the tree of group g (members: its member
+     * list, NULL for group 0, every node); returns how many. */
+    uint32_t (*forward)(lci_env_t *env, const lci_ni_group_t *g,
+                        const uint16_t *members, uint32_t buf,
+                        const lci_wire_hdr_t *hdr);
 } lci_mc_ops_t;
 
 typedef struct {

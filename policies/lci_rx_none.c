@@ -175,6 +175,7 @@ static void rx_none_released(void *state, lci_env_t *env, uint32_t peer_node)
         h.origin = (uint16_t)env->node;
         h.credits = (uint16_t)peer->freed;
         peer->freed = 0;
+        env->ops->counters(env)->pkts_sent_ack++;
         env->ops->transmit(env, LCI_BUF_NONE, &h);
     }
 }

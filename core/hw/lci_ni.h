@@ -179,6 +179,13 @@ static inline const uint16_t *lci_ni_group_members(lci_ni_t *ni,
     return LCI_NI_AT(ni, g->members, const uint16_t);
 }
 
+/* A group's member list, or NULL for group 0 (every node, in rank order). */
+static inline const uint16_t *lci_ni_group_view(lci_ni_t *ni,
+                                                const lci_ni_group_t *g)
+{
+    return g->members == LCI_NONE ? NULL : lci_ni_group_members(ni, g);
+}
+
 /* ---- fifo of indices in the arena ---- */
 static inline int lci_ni_fifo_push(lci_ni_t *ni, lci_ni_fifo_t *f, uint32_t v)
 {

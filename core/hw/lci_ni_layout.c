@@ -50,9 +50,10 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
     ni->nring = cfg->nring;
     ni->nfa = cfg->nfa;
     ni->ngroups = cfg->ngroups;
-    /* A command holds a send buffer, so a ring as large as the send pool
-     * can never overflow. */
-    ni->ncmd = cfg->nsend;
+    /* A command holds a share of a send buffer, and a buffer has at most
+     * two commands (a host-forwarded packet, one per tree child), so a
+     * ring of twice the send pool can never overflow. */
+    ni->ncmd = 2 * cfg->nsend;
     ni->rxq_cap = cfg->nrecv + 2 * cfg->nnodes + 16;
 
     ni->off_bufs = carve(&a, (uint64_t)ni->nbufs * ni->packet_size,
