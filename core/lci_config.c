@@ -55,13 +55,24 @@ lci_status_t lci_config_finish(lci_config_t *cfg, char *err, size_t errlen)
                  cfg->nsend, cfg->nrecv, cfg->nring);
         return LCI_ERR_CONFIG;
     }
-    /* RX_no reserves a window of receive buffers for every other node:
-     * the window is what the receive pool allows (Table 3: 8 packets with
-     * 1 KiB and 4 with 2 KiB on 64 nodes). */
     uint32_t peers = cfg->nnodes > 1 ? cfg->nnodes - 1 : 1;
-    uint32_t fit = cfg->nrecv / peers;
-    if (fit < cfg->window) {
-        cfg->window = fit;
+    if (strncmp(cfg->decomp, "rxno", 4) != 0) {
+        /* Retransmitting decompositions share receive buffers among all
+         * senders and hold sent packets until acknowledged: Table 3's
+         * columns 4 and 5, with a window of 8 packets. */
+        if (!cfg->pools_set) {
+            cfg->nsend = cfg->packet_size >= 2048 ? 128 : 256;
+            cfg->nrecv = cfg->packet_size >= 2048 ? 192 : 384;
+            cfg->window = 8;
+        }
+    } else {
+        /* RX_no reserves a window of receive buffers for every other node:
+         * the window is what the receive pool allows (Table 3: 8 packets
+         * with 1 KiB and 4 with 2 KiB on 64 nodes). */
+        uint32_t fit = cfg->nrecv / peers;
+        if (fit < cfg->window) {
+            cfg->window = fit;
+        }
     }
     if (cfg->window < 1) {
         snprintf(err, errlen,

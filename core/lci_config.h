@@ -43,6 +43,7 @@ typedef struct {
     uint32_t compute;      /* lci_compute_mode_t */
     uint32_t pin;          /* sim: run every node on one core */
     uint32_t trace_hash;   /* print the event trace hash at the end */
+    uint32_t pools_set;    /* pools or window given explicitly: keep them */
     uint32_t stats;        /* print counters at the end */
     lci_fault_config_t fault;
     char decomp[LCI_NAME_MAX];

@@ -42,6 +42,13 @@ typedef enum {
     X(host_intr_ns, 31000.0, LCI_UNIT_TIME, "host: take a network interrupt")  \
     X(host_copy_mb_s, 52.0, LCI_UNIT_RATE,                                     \
       "host: memory copy bandwidth (lci_copy)")                                \
+    X(host_rel_tx_ns, 900.0, LCI_UNIT_TIME,                                    \
+      "host: go-back-N bookkeeping of a packet sent (RX_h)")                   \
+    X(host_rel_rx_ns, 1500.0, LCI_UNIT_TIME,                                   \
+      "host: go-back-N bookkeeping of a packet received (RX_h)")               \
+    X(host_ack_ns, 500.0, LCI_UNIT_TIME,                                       \
+      "host: process an acknowledgement (RX_h)")                               \
+    X(host_timer_ns, 500.0, LCI_UNIT_TIME, "host: handle a soft-timer expiry") \
     X(host_doorbell_ns, 500.0, LCI_UNIT_TIME,                                  \
       "PCI write latency: doorbell to NI")                                     \
     X(ni_cmd_ns, 1500.0, LCI_UNIT_TIME, "NI: fetch and decode a send command") \
@@ -55,6 +62,11 @@ typedef enum {
     X(ni_mcast_fwd_ns, 3500.0, LCI_UNIT_TIME,                                  \
       "NI: forward a multicast packet to one child")                           \
     X(ni_fa_ns, 6000.0, LCI_UNIT_TIME, "NI: serve a fetch-and-add request")     \
+    X(ni_rel_tx_ns, 500.0, LCI_UNIT_TIME,                                      \
+      "NI: go-back-N bookkeeping of a packet sent (RX_ni)")                    \
+    X(ni_rel_rx_ns, 2000.0, LCI_UNIT_TIME,                                     \
+      "NI: go-back-N bookkeeping of a packet received (RX_ni)")                \
+    X(ni_timer_ns, 1000.0, LCI_UNIT_TIME, "NI: handle a timer expiry")         \
     X(ni_dma_setup_ns, 300.0, LCI_UNIT_TIME, "DMA engine start-up latency")     \
     X(ni_intr_ns, 500.0, LCI_UNIT_TIME, "NI: raise an interrupt")              \
     X(ni_clock_ns, 500.0, LCI_UNIT_TIME, "NI clock resolution")                \

@@ -30,7 +30,9 @@ typedef enum {
     LCI_PKT_FA_REQ = 4, /* fetch-and-add request */
     LCI_PKT_FA_REP = 5, /* fetch-and-add reply */
     LCI_PKT_NACK = 6,   /* retransmission request */
-    LCI_PKT_TYPE_MAX = 7
+    LCI_PKT_RETURNED = 7, /* NI -> host only: a packet that could not be
+                             delivered to dst; aux = -lci_status_t */
+    LCI_PKT_TYPE_MAX = 8
 } lci_pkt_type_t;
 
 enum {

@@ -30,6 +30,15 @@ static void ni_charge(lci_env_t *env, lci_cost_t what)
     case LCI_COST_FORWARD:
         ns = p->ni_mcast_fwd_ns;
         break;
+    case LCI_COST_REL_SEND:
+        ns = p->ni_rel_tx_ns;
+        break;
+    case LCI_COST_REL_RECV:
+        ns = p->ni_rel_rx_ns;
+        break;
+    case LCI_COST_TIMER:
+        ns = p->ni_timer_ns;
+        break;
     case LCI_COST_COUNT:
         break;
     }
@@ -92,12 +101,18 @@ static void ni_deliver(lci_env_t *env, uint32_t buf)
     lci_fw_deliver(ni_of(env), buf);
 }
 
-static void ni_bounce(lci_env_t *env, uint32_t buf, lci_status_t reason)
+/* Return-to-sender: the packet goes up to this host's client, marked as
+ * returned, with the node it could not reach. */
+static void ni_bounce(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
+                      lci_status_t reason)
 {
-    /* Return-to-sender reaches the host with the retransmitting
-     * decompositions; RX_no never bounces. */
     lci_ni_t *ni = ni_of(env);
-    lci_fw_fail(ni, LCI_FW_UNSUPPORTED, buf, (uint32_t)-reason, 0);
+    lci_wire_hdr_t *h = lci_ni_buf_hdr(ni, buf);
+    *h = *hdr;
+    h->type = LCI_PKT_RETURNED;
+    h->aux = (uint32_t)-reason;
+    ni->counters.pkts_returned++;
+    lci_fw_deliver(ni, buf);
 }
 
 static lci_timer_wheel_t *wheel(lci_ni_t *ni)

@@ -162,6 +162,17 @@ typedef lci_upcall_result_t (*lci_upcall_func_t)(lci_rpacket_t *packet,
 
 lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg);
 
+/* Return-to-sender: a decomposition that retransmits gives up on a
+ * destination after the configured number of retransmissions (255 by
+ * default, as AM-II) and hands each undelivered packet back here, with the
+ * destination and the reason (LCI_ERR_UNREACHABLE).  Traffic to other
+ * nodes keeps flowing; later sends to that destination come back too.
+ * Without an error upcall a returned packet stops the run. */
+typedef void (*lci_error_upcall_func_t)(const lci_rpacket_t *packet, int dest,
+                                        lci_status_t reason, void *arg);
+
+lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg);
+
 /* Delivers every packet that has arrived to the upcall.  Returns the number
  * delivered (>= 0) or a negative lci_status_t. */
 int lci_poll(void);
@@ -221,6 +232,7 @@ typedef struct {
     uint64_t drops_malformed;  /* dropped: malformed header */
     uint64_t window_stalls;    /* sends queued on a closed window */
     uint64_t interrupts;       /* interrupts raised by the NI */
+    uint64_t pkts_returned;    /* packets returned to their sender */
     uint64_t host_busy_ns;     /* host time spent in LCI */
     uint64_t ni_busy_ns;       /* NI processor busy time */
 } lci_counters_t;

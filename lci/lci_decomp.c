@@ -33,9 +33,35 @@ static const lci_decomp_t decomp_rxno_mh = {
     .fa_place = LCI_PLACE_NI,
 };
 
+static const lci_decomp_t decomp_rxni_mni = {
+    .name = "rxni-mni",
+    .description = "go-back-N between NIs, multicast forwarded by the NI",
+    .abi = LCI_POLICY_ABI,
+    .rx = &lci_rx_gbn_component,
+    .rx_place = LCI_PLACE_NI,
+    .mc = &lci_mc_tree_component,
+    .mc_place = LCI_PLACE_NI,
+    .fa = &lci_fa_ni_component,
+    .fa_place = LCI_PLACE_NI,
+};
+
+static const lci_decomp_t decomp_rxni_mh = {
+    .name = "rxni-mh",
+    .description = "go-back-N between NIs, multicast forwarded by the hosts",
+    .abi = LCI_POLICY_ABI,
+    .rx = &lci_rx_gbn_component,
+    .rx_place = LCI_PLACE_NI,
+    .mc = &lci_mc_tree_component,
+    .mc_place = LCI_PLACE_HOST,
+    .fa = &lci_fa_ni_component,
+    .fa_place = LCI_PLACE_NI,
+};
+
 static const lci_decomp_t *const builtin[] = {
     &decomp_rxno_mni,
     &decomp_rxno_mh,
+    &decomp_rxni_mni,
+    &decomp_rxni_mh,
 };
 
 const lci_decomp_t *lci_decomp_active = &decomp_rxno_mni;

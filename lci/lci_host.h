@@ -39,6 +39,8 @@ typedef struct {
 
     lci_upcall_func_t upcall;
     void *upcall_arg;
+    lci_error_upcall_func_t error_upcall;
+    void *error_upcall_arg;
     int in_upcall;
     int forwarding; /* M_h: waiting for a buffer to forward into */
 

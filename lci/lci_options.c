@@ -51,9 +51,31 @@ static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
     }
 
 U32_OPTION(set_nodes, nnodes, 1, LCI_MAX_NODES, "a number of nodes")
-U32_OPTION(set_send, nsend, 2, 65535, "a number of send buffers")
-U32_OPTION(set_recv, nrecv, 2, 65535, "a number of receive buffers")
-U32_OPTION(set_window, window, 1, 4096, "a window size in packets")
+U32_OPTION(set_send_n, nsend, 2, 65535, "a number of send buffers")
+U32_OPTION(set_recv_n, nrecv, 2, 65535, "a number of receive buffers")
+U32_OPTION(set_window_n, window, 1, 4096, "a window size in packets")
+
+/* Pools and window given explicitly are kept as they are. */
+static lci_status_t set_send(lci_options_t *opt, const char *v, char *err,
+                             size_t errlen)
+{
+    opt->cfg.pools_set = 1;
+    return set_send_n(opt, v, err, errlen);
+}
+
+static lci_status_t set_recv(lci_options_t *opt, const char *v, char *err,
+                             size_t errlen)
+{
+    opt->cfg.pools_set = 1;
+    return set_recv_n(opt, v, err, errlen);
+}
+
+static lci_status_t set_window(lci_options_t *opt, const char *v, char *err,
+                               size_t errlen)
+{
+    opt->cfg.pools_set = 1;
+    return set_window_n(opt, v, err, errlen);
+}
 U32_OPTION(set_ring, nring, 2, 1u << 20, "a number of ring slots")
 
 static lci_status_t set_packet_size(lci_options_t *opt, const char *v,

@@ -77,9 +77,10 @@ static void host_deliver(lci_env_t *env, uint32_t buf)
     host_missing("deliver");
 }
 
-static void host_bounce(lci_env_t *env, uint32_t buf, lci_status_t reason)
+static void host_bounce(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
+                        lci_status_t reason)
 {
-    (void)env, (void)buf, (void)reason;
+    (void)env, (void)buf, (void)hdr, (void)reason;
     host_missing("return packets to their sender");
 }
 

@@ -16,6 +16,32 @@ lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg)
     return LCI_OK;
 }
 
+lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg)
+{
+    LCI_CHECK_INIT();
+    lci_host.error_upcall = upcall;
+    lci_host.error_upcall_arg = arg;
+    return LCI_OK;
+}
+
+/* A packet the decomposition gave up on comes back to the client. */
+static void returned(const lci_wire_hdr_t *hdr, const void *data)
+{
+    lci_status_t reason = -(lci_status_t)hdr->aux;
+    if (lci_host.error_upcall == NULL) {
+        lci_sched_fail((int)lci_host.rank, reason,
+                       "%s: a packet to node %u could not be delivered (%s) "
+                       "and no error upcall is set (lci_error_upcall_set)",
+                       lci_decomp_active->name, hdr->dst,
+                       lci_strerror(reason));
+    }
+    lci_rpacket_t rp = {.data = data, .len = hdr->len, .src = (int)lci_host.rank,
+                        .group = -1};
+    lci_host.in_upcall = 1;
+    lci_host.error_upcall(&rp, hdr->dst, reason, lci_host.error_upcall_arg);
+    lci_host.in_upcall = 0;
+}
+
 /* Returns a host receive buffer to the pool; the NI learns of freed
  * buffers in batches (report_ring). */
 static void release_hbuf(uint32_t hbuf)
@@ -66,6 +92,7 @@ int lci_host_deliver(uint64_t *next_p)
         }
         lci_wire_hdr_t hdr = slot->hdr;
         int internal = hdr.type == LCI_PKT_FA_REP ||
+                       hdr.type == LCI_PKT_RETURNED ||
                        (hdr.flags & LCI_HF_INTERNAL);
         if (!internal && lci_host.upcall == NULL) {
             break; /* nobody to give it to yet */
@@ -82,6 +109,11 @@ int lci_host_deliver(uint64_t *next_p)
         }
         if (hdr.type == LCI_PKT_FA_REP) {
             fa_reply(data);
+            release_hbuf(hbuf);
+            continue;
+        }
+        if (hdr.type == LCI_PKT_RETURNED) {
+            returned(&hdr, data);
             release_hbuf(hbuf);
             continue;
         }

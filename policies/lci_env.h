@@ -35,6 +35,10 @@ typedef struct lci_env lci_env_t;
 typedef enum {
     LCI_COST_ACK = 0,     /* process received credits or acknowledgements */
     LCI_COST_FORWARD = 1, /* set up the forwarding of a packet to a child */
+    LCI_COST_REL_SEND = 2, /* sequence and window bookkeeping of a packet
+                              sent (or sent again) */
+    LCI_COST_REL_RECV = 3, /* sequence bookkeeping of a packet received */
+    LCI_COST_TIMER = 4,    /* handle a timer expiry */
     LCI_COST_COUNT
 } lci_cost_t;
 
@@ -56,9 +60,11 @@ typedef struct {
     /* Hands an accepted packet on (to the host's client, or to multicast
      * forwarding); takes its own reference. */
     void (*deliver)(lci_env_t *env, uint32_t buf);
-    /* A packet that cannot be delivered goes back to its sender's client
-     * with the reason (return-to-sender). */
-    void (*bounce)(lci_env_t *env, uint32_t buf, lci_status_t reason);
+    /* A packet (buffer buf, sent with header hdr) that cannot be delivered
+     * goes back to its sender's client with the reason (return-to-sender).
+     * Takes its own reference. */
+    void (*bounce)(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
+                   lci_status_t reason);
     /* One timer per id (0 .. timers-1 of the policy's params); starting a
      * running timer moves it. */
     void (*timer_start)(lci_env_t *env, uint32_t id, uint64_t expiry);

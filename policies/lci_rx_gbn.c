@@ -229,6 +229,7 @@ static void transmit_new(gbn_state_t *st, lci_env_t *env, uint32_t pi,
     q_push(st, &pr->out, s);
     lci_wire_hdr_t h = sl->hdr;
     stamp(st, env, pi, &h);
+    env->ops->charge(env, LCI_COST_REL_SEND);
     env->ops->transmit(env, sl->buf, &h);
     if (!pr->rto_on) {
         rto_restart(st, env, pi);
@@ -249,6 +250,7 @@ static void go_back(gbn_state_t *st, lci_env_t *env, uint32_t pi)
             h.flags = (uint8_t)(h.flags | LCI_HF_ACKREQ);
         }
         stamp(st, env, pi, &h);
+        env->ops->charge(env, LCI_COST_REL_SEND);
         env->ops->transmit(env, sl->buf, &h);
         c->retransmissions++;
     }
@@ -310,7 +312,8 @@ static void peer_down(gbn_state_t *st, lci_env_t *env, uint32_t pi)
     for (int k = 0; k < 2; k++) {
         while (qs[k]->count > 0) {
             uint32_t s = q_pop(st, qs[k]);
-            env->ops->bounce(env, slot_at(st, s)->buf, LCI_ERR_UNREACHABLE);
+            env->ops->bounce(env, slot_at(st, s)->buf, &slot_at(st, s)->hdr,
+                             LCI_ERR_UNREACHABLE);
             slot_done(st, env, s);
         }
     }
@@ -396,7 +399,7 @@ static void gbn_send(void *state, lci_env_t *env, uint32_t buf,
         return;
     }
     if (pr->down) {
-        env->ops->bounce(env, buf, LCI_ERR_UNREACHABLE);
+        env->ops->bounce(env, buf, hdr, LCI_ERR_UNREACHABLE);
         env->ops->release(env, buf);
         return;
     }
@@ -440,6 +443,7 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
     }
     gbn_peer_t *pr = peer_at(st, pi);
     if (hdr->flags & LCI_HF_ACK) {
+        env->ops->charge(env, LCI_COST_ACK);
         on_ack(st, env, pi, hdr->ack);
     }
     if (hdr->type == LCI_PKT_CREDIT) {
@@ -458,6 +462,7 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
         pr->nack_owed = 1;
         return 0;
     }
+    env->ops->charge(env, LCI_COST_REL_RECV);
     int32_t d = lci_seq_diff(pr->expected, hdr->seq);
     if (d == 0) {
         pr->expected = lci_seq_add(pr->expected, 1);
@@ -499,6 +504,7 @@ static void gbn_timer(void *state, lci_env_t *env, uint32_t id)
 {
     gbn_state_t *st = state;
     uint32_t n = st->p.nnodes;
+    env->ops->charge(env, LCI_COST_TIMER);
     if (id < n) {
         rto_expired(st, env, id);
     } else if (id < 2 * n) {

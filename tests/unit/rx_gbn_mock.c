@@ -161,7 +161,7 @@ static uint64_t m_now(lci_env_t *env)
 
 static void m_charge(lci_env_t *env, lci_cost_t what)
 {
-    W.charge_calls++; /* the placement charges, never the policy */
+    W.charge_calls++; /* the placement maps each operation to a cost */
 }
 
 /* For mc modules (forwarding through rx); an rx policy never calls it. */
@@ -264,8 +264,10 @@ static void m_deliver(lci_env_t *env, uint32_t buf)
 }
 
 /* The client gets the packet back; it takes a reference and lets go. */
-static void m_bounce(lci_env_t *env, uint32_t buf, lci_status_t reason)
+static void m_bounce(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
+                     lci_status_t reason)
 {
+    CU_ASSERT_EQUAL(hdr->dst, bufs[buf].dst);
     buf_ref(buf);
     CU_ASSERT_FATAL(W.nbounce < MOCK_MAXBOUNCE);
     W.bounce[W.nbounce++] = (mock_bounce_t){W.now, env->node, bufs[buf].dst,

@@ -32,7 +32,6 @@ static void check_clean(void)
     CU_ASSERT_EQUAL(W.window_violations, 0);
     CU_ASSERT_EQUAL(W.seq_gaps, 0);
     CU_ASSERT_EQUAL(W.bad_releases, 0);
-    CU_ASSERT_EQUAL(W.charge_calls, 0);
     CU_ASSERT_EQUAL(W.deliver_calls, 0);
     CU_ASSERT_EQUAL(W.env_send_calls, 0);
     CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
