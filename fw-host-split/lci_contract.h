@@ -82,6 +82,9 @@ typedef enum {
     LCI_CMD_FWD = 4,   /* host-level forwarding: multicast packet in buf to
                           tree child dst, as from origin in group (aux: the
                           root's member index) */
+    LCI_CMD_RAW = 5,   /* host-level reliability: put buf (LCI_NONE: a
+                          header-only packet) on the wire to dst exactly
+                          with this header; the host keeps the buffer */
 } lci_cmd_op_t;
 
 typedef struct {
@@ -92,11 +95,13 @@ typedef struct {
     uint8_t flags;   /* LCI_HF_* for the header */
     uint16_t origin; /* LCI_CMD_FWD: the multicast root */
     uint16_t group;  /* LCI_CMD_FWD: the multicast group */
-    uint16_t shares; /* commands for this buffer, on the first of them (a
+    uint8_t shares;  /* commands for this buffer, on the first of them (a
                         host-forwarded packet is posted once per child);
                         0 on the others */
+    uint8_t type;    /* LCI_CMD_RAW: the packet type */
     uint32_t aux;
-    uint32_t reserved2;
+    uint16_t seq;    /* LCI_CMD_RAW: sequence and acknowledgement */
+    uint16_t ack;
     uint64_t h_time; /* when the command reaches the NI (PCI latency) */
 } lci_cmd_t;
 _Static_assert(sizeof(lci_cmd_t) == 32, "command descriptor is 32 bytes");

@@ -10,5 +10,6 @@ const lci_event_handler_func_t lci_event_table[LCI_EV_MAX] = {
     [LCI_EV_WIRE_ARRIVE] = lci_hw_on_wire_arrive,
     [LCI_EV_TX_DONE] = lci_hw_on_tx_done,
     [LCI_EV_WATCHDOG] = lci_fw_on_watchdog,
+    [LCI_EV_HOST_WAKE] = lci_sched_on_host_wake,
     [LCI_EV_INTR_ENABLE] = lci_fw_on_intr_enable,
 };

@@ -53,6 +53,10 @@ void lci_fw_send_buf_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
     if (--*lci_ni_refcnt(ni, buf) > 0) {
         return;
     }
+    if (lci_decomp_active->rx_place == LCI_PLACE_HOST) {
+        *t = 0; /* the host keeps its send buffers for retransmission */
+        return;
+    }
     /* Back to the host as soon as its last transmission is done (RX_no
      * reuses send buffers right after transmission).  The entry carries
      * that time, so no event is needed; entries stay in time order. */
@@ -158,9 +162,30 @@ void lci_fw_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
     rx_send(ni, buf, hdr);
 }
 
+/* Reliability on the host (RX_h): the NI drops what is damaged or has no
+ * buffer, and hands everything else, acknowledgements included, up. */
+static void handle_arrival_for_host(lci_ni_t *ni, const lci_rxq_entry_t *e)
+{
+    lci_fw_charge(ni, lci_prof()->ni_rx_ns);
+    if (e->status == LCI_HW_CRC) {
+        ni->counters.drops_crc++;
+    } else if (e->buf == LCI_NONE) {
+        ni->counters.drops_nobuf++;
+    } else {
+        lci_fw_deliver(ni, e->buf);
+    }
+    if (e->buf != LCI_NONE) {
+        lci_fw_buf_put(ni, ni->now, e->buf);
+    }
+}
+
 static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
 {
     const lci_decomp_t *dc = lci_decomp_active;
+    if (dc->rx_place == LCI_PLACE_HOST) {
+        handle_arrival_for_host(ni, e);
+        return;
+    }
     lci_fw_charge(ni, lci_prof()->ni_rx_ns);
     lci_env_t env = lci_place_ni_env(ni);
     uint32_t buf = e->buf;
@@ -207,11 +232,39 @@ done:
     }
 }
 
+/* A packet the host's reliability module built: on the wire as it is. */
+static void handle_raw(lci_ni_t *ni, const lci_cmd_t *cmd)
+{
+    if (cmd->dst >= ni->nnodes ||
+        (cmd->buf != LCI_NONE && cmd->buf >= ni->nsend)) {
+        ni->counters.drops_malformed++;
+        return;
+    }
+    lci_wire_hdr_t hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.type = cmd->type;
+    hdr.flags = cmd->flags;
+    hdr.len = cmd->buf == LCI_NONE ? 0 : cmd->len;
+    hdr.origin = cmd->origin;
+    hdr.dst = cmd->dst;
+    hdr.group = cmd->group;
+    hdr.seq = cmd->seq;
+    hdr.ack = cmd->ack;
+    hdr.aux = cmd->aux;
+    lci_env_t env = lci_place_ni_env(ni);
+    env.ops->transmit(&env, cmd->buf == LCI_NONE ? LCI_BUF_NONE : cmd->buf,
+                      &hdr);
+}
+
 static void handle_command(lci_ni_t *ni)
 {
     const lci_decomp_t *dc = lci_decomp_active;
     lci_cmd_t cmd = *lci_ni_cmd(ni, ni->ni_cmd_cons++);
     lci_fw_charge(ni, lci_prof()->ni_cmd_ns);
+    if (cmd.op == LCI_CMD_RAW) {
+        handle_raw(ni, &cmd);
+        return;
+    }
     if (cmd.buf >= ni->nsend || cmd.len > ni->payload_max) {
         ni->counters.drops_malformed++;
         return;

@@ -52,8 +52,8 @@ static lci_status_t send_internal(int dest, uint32_t kind, uint32_t epoch)
         return lci_host_broadcast_internal(packet, sizeof msg);
     }
     lci_host_enter();
-    lci_host_post_command(packet, LCI_CMD_SEND, (uint16_t)dest, sizeof msg,
-                          LCI_HF_INTERNAL);
+    lci_host_submit(packet, LCI_PKT_DATA, (uint16_t)dest, sizeof msg,
+                    LCI_HF_INTERNAL);
     return LCI_OK;
 }
 

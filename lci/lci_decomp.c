@@ -57,11 +57,25 @@ static const lci_decomp_t decomp_rxni_mh = {
     .fa_place = LCI_PLACE_NI,
 };
 
+static const lci_decomp_t decomp_rxh_mh = {
+    .name = "rxh-mh",
+    .description = "go-back-N between host processes, multicast forwarded "
+                   "and fetch-and-add served by the hosts",
+    .abi = LCI_POLICY_ABI,
+    .rx = &lci_rx_gbn_component,
+    .rx_place = LCI_PLACE_HOST,
+    .mc = &lci_mc_tree_component,
+    .mc_place = LCI_PLACE_HOST,
+    .fa = &lci_fa_ni_component,
+    .fa_place = LCI_PLACE_HOST,
+};
+
 static const lci_decomp_t *const builtin[] = {
     &decomp_rxno_mni,
     &decomp_rxno_mh,
     &decomp_rxni_mni,
     &decomp_rxni_mh,
+    &decomp_rxh_mh,
 };
 
 const lci_decomp_t *lci_decomp_active = &decomp_rxno_mni;

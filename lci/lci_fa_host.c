@@ -43,7 +43,7 @@ lci_status_t lci_fetch_add(int node, unsigned var, int64_t add, int64_t *old_p)
     }
     lci_host_enter();
     lci_host.fa_done = 0;
-    lci_host_post_command(packet, LCI_CMD_FA, (uint16_t)node, sizeof msg, 0);
+    lci_host_submit(packet, LCI_PKT_FA_REQ, (uint16_t)node, sizeof msg, 0);
     lci_host_wait_until(fa_replied, NULL);
     *old_p = lci_host.fa_result;
     lci_host_leave();

@@ -10,6 +10,7 @@
 #include "lci.h"
 #include "lci_ni.h"
 #include "lci_sched.h"
+#include "lci_timer_wheel.h"
 #include "lci_world.h"
 
 struct lci_packet {
@@ -43,6 +44,7 @@ typedef struct {
     void *error_upcall_arg;
     int in_upcall;
     int forwarding; /* M_h: waiting for a buffer to forward into */
+    int finalizing; /* in lci_finalize, past the final barrier */
 
     /* receive ring and host receive buffers */
     uint32_t ring_cons;      /* next descriptor to look at */
@@ -71,6 +73,12 @@ typedef struct {
     uint32_t ngroups_used; /* group ids handed out, group 0 included */
     uint32_t members_used;
     struct lci_group all;
+
+    /* reliability placed on the host (RX_h) */
+    void *rx_state;
+    lci_timer_wheel_t *timers;
+    uint8_t *send_refs; /* per send buffer: references the host holds */
+    int64_t *fa_vars;   /* fetch-and-add variables served by the host */
 
     uint64_t delivered;
     int standalone;
@@ -103,6 +111,12 @@ void lci_host_post_ni(uint16_t type, uint32_t a);
  * packet already in the ring but not yet visible, or LCI_TIME_INF. */
 int lci_host_deliver(uint64_t *next_p);
 
+/* Waits for the next thing that can happen to this host: its next packet
+ * already in the ring (next), a soft timer, or whatever wakes it.  Runs the
+ * timers that are due.  Returns 1 if woken only because the whole cluster
+ * was idle. */
+int lci_host_idle_step(uint64_t next, lci_host_status_t how);
+
 /* Waits until cond(arg) holds, delivering packets meanwhile. */
 lci_status_t lci_host_wait_until(int (*cond)(void *arg), void *arg);
 
@@ -119,6 +133,28 @@ void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
 
 /* Host-level multicast forwarding (M_h) of an arrived packet. */
 void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload);
+
+/* Placement of policies on the host (lci_place_host.c). */
+lci_status_t lci_host_place_init(void);
+void lci_host_place_fini(void);
+/* At finalize: keeps running a host-placed protocol until nothing is owed
+ * to or by this host. */
+void lci_host_place_drain(void);
+/* Sends a filled packet of the given type: through the NI's policies, or
+ * through the host's own reliability module. */
+void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
+                     size_t len, uint8_t flags);
+/* Runs an arrival through the host's reliability module, if it has one:
+ * 1 to deliver it, 0 if consumed or dropped. */
+int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf);
+/* Soft timers: the next expiry (LCI_TIME_INF if none), and firing every
+ * timer due at the host's clock. */
+uint64_t lci_host_timers_next(void);
+void lci_host_timers_run(void);
+/* Serves a fetch-and-add request on the host (F&A placed on the host). */
+void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload);
+/* Hands a packet that could not be delivered to the error upcall. */
+void lci_host_returned(const lci_wire_hdr_t *hdr, const void *data);
 
 /* Handles an internal packet (barrier). */
 void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload);

@@ -51,6 +51,7 @@ int lci_host_enter(void)
 {
     lci_host_account();
     lci_sched_sync(lci_host.rank);
+    lci_host_timers_run(); /* soft timers: polled on every LCI call */
     lci_ni_t *ni = lci_host.ni;
     if (ni->ni_intr_pending && ni->ni_intr_time <= lci_host.hs->clock &&
         !lci_host.in_upcall) {
@@ -244,6 +245,10 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host.ngroups_used = 1; /* group 0: every node */
     lci_host.groups[0].id = 0;
     lci_host.groups[0].live = 1;
+    st = lci_host_place_init();
+    if (st != LCI_OK) {
+        return st;
+    }
     lci_host.inited = 1;
     lci_sched_start(lci_host.rank);
     lci_host_leave();
@@ -261,12 +266,14 @@ lci_status_t lci_finalize(void)
         return st;
     }
     lci_host_enter();
+    lci_host_place_drain();
     lci_sched_exit(lci_host.rank);
     lci_host.inited = 0;
     free(lci_host.hbuf_kept);
     free(lci_host.rpackets);
     free(lci_host.packets);
     free(lci_host.spare);
+    lci_host_place_fini();
     if (lci_host.standalone) {
         munmap(lci_host.seg_base, lci_host.seg_size);
     }

@@ -1,14 +1,28 @@
 /*
  * lci_place_host.c - the environment of a policy placed in the host
- * library: the host clock and processor, and the NI reached through the
- * command ring.  It serves host-level multicast forwarding (M_h): the host
- * copies a packet to the NI once and posts one transmit request per child.
+ * library: the host clock and processor, soft timers polled on the host,
+ * and the NI reached through the command ring.
+ *
+ * It serves host-level multicast forwarding (M_h: the host copies a packet
+ * to the NI once and posts one transmit request per child) and host-level
+ * reliability (RX_h: the same go-back-N module the NI runs for RX_ni, here
+ * on the host; the NI just puts packets on the wire and hands every
+ * arrival up, and retransmissions come from the packet still held in NI
+ * memory, with no extra copy).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lci_decomp.h"
 #include "lci_host.h"
+#include "lci_place.h"
+#include "lci_timer_wheel.h"
 #include "lci_tree.h"
+
+static int rx_on_host(void)
+{
+    return lci_decomp_active->rx_place == LCI_PLACE_HOST;
+}
 
 static uint64_t host_now(lci_env_t *env)
 {
@@ -19,15 +33,73 @@ static uint64_t host_now(lci_env_t *env)
 static void host_charge(lci_env_t *env, lci_cost_t what)
 {
     (void)env;
-    (void)what; /* forwarding is charged per command posted (host_send_ns) */
+    const lci_profile_t *p = lci_host.prof;
+    switch (what) {
+    case LCI_COST_ACK:
+        lci_host_charge(p->host_ack_ns);
+        break;
+    case LCI_COST_REL_SEND:
+        lci_host_charge(p->host_rel_tx_ns);
+        break;
+    case LCI_COST_REL_RECV:
+        lci_host_charge(p->host_rel_rx_ns);
+        break;
+    case LCI_COST_TIMER:
+        lci_host_charge(p->host_timer_ns);
+        break;
+    case LCI_COST_FORWARD: /* charged per command posted (host_send_ns) */
+    case LCI_COST_COUNT:
+        break;
+    }
 }
 
-/* Commands still to post for the buffer being forwarded. */
+/* The packet exactly as the host's reliability module built it. */
+static void host_transmit(lci_env_t *env, uint32_t buf,
+                          const lci_wire_hdr_t *hdr)
+{
+    (void)env;
+    lci_cmd_t cmd;
+    memset(&cmd, 0, sizeof cmd);
+    cmd.op = LCI_CMD_RAW;
+    cmd.buf = buf == LCI_BUF_NONE ? LCI_NONE : buf;
+    cmd.len = hdr->len;
+    cmd.dst = hdr->dst;
+    cmd.type = hdr->type;
+    cmd.flags = hdr->flags;
+    cmd.origin = hdr->origin;
+    cmd.group = hdr->group;
+    cmd.seq = hdr->seq;
+    cmd.ack = hdr->ack;
+    cmd.aux = hdr->aux;
+    lci_host_post(&cmd);
+}
+
+static void host_hold(lci_env_t *env, uint32_t buf)
+{
+    (void)env;
+    lci_host.send_refs[buf]++;
+}
+
+static void host_release(lci_env_t *env, uint32_t buf)
+{
+    (void)env;
+    if (--lci_host.send_refs[buf] == 0) {
+        lci_host.spare[lci_host.nspare++] = buf;
+        lci_host.packets[buf].in_use = 0;
+    }
+}
+
+/* Commands still to post for the buffer being forwarded (M_h over RX_no
+ * or RX_ni: the NI counts the references). */
 static uint16_t forward_shares;
 
 static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
-    (void)env;
+    if (rx_on_host()) {
+        host_hold(env, buf); /* the reference passes to the rx module */
+        lci_decomp_active->rx->ops.send(lci_host.rx_state, env, buf, hdr);
+        return;
+    }
     lci_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
     cmd.op = LCI_CMD_FWD;
@@ -38,62 +110,43 @@ static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
     cmd.origin = hdr->origin;
     cmd.group = hdr->group;
     cmd.aux = hdr->aux;
-    cmd.shares = forward_shares;
+    cmd.shares = (uint8_t)forward_shares;
     forward_shares = 0;
     lci_host_post(&cmd);
 }
 
-/* Operations the host placement does not offer in this version: calling
- * one is a broken decomposition table, stopped loudly. */
-static void host_missing(const char *what)
-{
-    lci_sched_fail((int)lci_host.rank, LCI_ERR_UNSUPPORTED,
-                   "%s: the host placement cannot %s in this version",
-                   lci_decomp_active->name, what);
-}
-
-static void host_transmit(lci_env_t *env, uint32_t buf,
-                          const lci_wire_hdr_t *hdr)
-{
-    (void)env, (void)buf, (void)hdr;
-    host_missing("transmit raw packets");
-}
-
-static void host_hold(lci_env_t *env, uint32_t buf)
-{
-    (void)env, (void)buf;
-    host_missing("hold buffers");
-}
-
-static void host_release(lci_env_t *env, uint32_t buf)
-{
-    (void)env, (void)buf;
-    host_missing("release buffers");
-}
-
 static void host_deliver(lci_env_t *env, uint32_t buf)
 {
-    (void)env, (void)buf;
-    host_missing("deliver");
+    (void)env, (void)buf; /* accept()'s result decides delivery here */
 }
 
 static void host_bounce(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
                         lci_status_t reason)
 {
-    (void)env, (void)buf, (void)hdr, (void)reason;
-    host_missing("return packets to their sender");
+    (void)env;
+    lci_host.ni->counters.pkts_returned++;
+    if (lci_host.finalizing) {
+        /* Past the final barrier every packet the client sent has been
+         * delivered; what is left is a retransmission whose ack got lost
+         * to a node that has already gone.  Nothing to report. */
+        return;
+    }
+    lci_wire_hdr_t h = *hdr;
+    h.type = LCI_PKT_RETURNED;
+    h.aux = (uint32_t)-reason;
+    lci_host_returned(&h, lci_ni_buf(lci_host.ni, buf) + sizeof h);
 }
 
 static void host_timer_start(lci_env_t *env, uint32_t id, uint64_t expiry)
 {
-    (void)env, (void)id, (void)expiry;
-    host_missing("run timers");
+    (void)env;
+    lci_timer_wheel_start(lci_host.timers, id, expiry);
 }
 
 static void host_timer_cancel(lci_env_t *env, uint32_t id)
 {
-    (void)env, (void)id;
-    host_missing("run timers");
+    (void)env;
+    lci_timer_wheel_cancel(lci_host.timers, id);
 }
 
 static void host_fail(lci_env_t *env, uint32_t fault, uint32_t a, uint32_t b)
@@ -125,6 +178,155 @@ static const lci_env_ops_t host_env_ops = {
     .counters = host_counters,
 };
 
+static lci_env_t host_env(void)
+{
+    lci_env_t env = {.ops = &host_env_ops, .ctx = NULL, .node = lci_host.rank,
+                     .nnodes = lci_host.size};
+    return env;
+}
+
+lci_status_t lci_host_place_init(void)
+{
+    if (!rx_on_host()) {
+        return LCI_OK;
+    }
+    const lci_config_t *cfg = &lci_seg()->cfg;
+    const lci_rx_component_t *rx = lci_decomp_active->rx;
+    lci_rx_params_t params;
+    lci_rx_params_from_config(cfg, &params);
+    uint32_t ntimers = rx->ops.timers(&params);
+    lci_host.rx_state = calloc(1, rx->ops.state_size(&params));
+    lci_host.send_refs = calloc(cfg->nsend, sizeof *lci_host.send_refs);
+    lci_host.fa_vars = calloc(cfg->nfa, sizeof *lci_host.fa_vars);
+    if (ntimers > 0) {
+        lci_host.timers = calloc(1, lci_timer_wheel_size(ntimers, 256));
+    }
+    if (!lci_host.rx_state || !lci_host.send_refs || !lci_host.fa_vars ||
+        (ntimers > 0 && !lci_host.timers)) {
+        return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
+    }
+    rx->ops.init(lci_host.rx_state, &params);
+    if (ntimers > 0) {
+        /* Soft timers: the host polls its clock, at the NI clock's
+         * resolution. */
+        double tick = lci_host.prof->ni_clock_ns;
+        lci_timer_wheel_init(lci_host.timers, ntimers, 256,
+                             (uint64_t)(tick > 1 ? tick : 1));
+    }
+    /* The host owns every send buffer: none comes back through the NI. */
+    for (uint32_t b = cfg->nsend; b-- > 0;) {
+        lci_host.spare[lci_host.nspare++] = b;
+    }
+    return LCI_OK;
+}
+
+void lci_host_place_drain(void)
+{
+    if (!rx_on_host()) {
+        return; /* the NIs keep running the protocol after the host exits */
+    }
+    /* The host runs the protocol: it must stay until its own packets are
+     * acknowledged, and then a while longer (two retransmission timeouts)
+     * to answer peers whose last acknowledgement from it was lost. */
+    const lci_rx_component_t *rx = lci_decomp_active->rx;
+    uint64_t deadline = 0;
+    lci_host.finalizing = 1;
+    for (;;) {
+        uint64_t next;
+        lci_host_deliver(&next);
+        if (rx->ops.pending(lci_host.rx_state) == 0) {
+            if (deadline == 0) {
+                deadline = lci_host.hs->clock + 2 * lci_seg()->cfg.rto_ns;
+                lci_sim_post(deadline, LCI_EV_HOST_WAKE, lci_host.rank, 0, 0);
+            }
+            if (lci_host.hs->clock >= deadline) {
+                return;
+            }
+        }
+        lci_host_idle_step(next, LCI_HOST_WAITING);
+    }
+}
+
+void lci_host_place_fini(void)
+{
+    free(lci_host.rx_state);
+    free(lci_host.send_refs);
+    free(lci_host.fa_vars);
+    free(lci_host.timers);
+    lci_host.rx_state = NULL;
+    lci_host.send_refs = NULL;
+    lci_host.fa_vars = NULL;
+    lci_host.timers = NULL;
+}
+
+void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
+                     size_t len, uint8_t flags)
+{
+    if (!rx_on_host()) {
+        static const uint8_t op_of[LCI_PKT_TYPE_MAX] = {
+            [LCI_PKT_DATA] = LCI_CMD_SEND, [LCI_PKT_FA_REQ] = LCI_CMD_FA,
+            [LCI_PKT_MCAST] = LCI_CMD_MCAST};
+        lci_host_post_command(packet, op_of[type], dst, len, flags);
+        return;
+    }
+    lci_wire_hdr_t hdr;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.type = type;
+    hdr.flags = flags;
+    hdr.len = (uint16_t)len;
+    hdr.origin = (uint16_t)lci_host.rank;
+    hdr.dst = dst;
+    lci_env_t env = host_env();
+    packet->in_use = 0; /* the rx module holds it until acknowledged */
+    if (type == LCI_PKT_MCAST) {
+        /* The root sends to its children; dst is the group. */
+        lci_ni_t *ni = lci_host.ni;
+        const lci_ni_group_t *g = lci_ni_group(ni, dst);
+        hdr.group = dst;
+        hdr.aux = (uint32_t)g->self;
+        host_hold(&env, packet->buf);
+        lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),
+                                           packet->buf, &hdr);
+        host_release(&env, packet->buf);
+        return;
+    }
+    host_hold(&env, packet->buf);
+    lci_decomp_active->rx->ops.send(lci_host.rx_state, &env, packet->buf,
+                                    &hdr);
+}
+
+int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
+{
+    if (!rx_on_host()) {
+        return 1;
+    }
+    lci_env_t env = host_env();
+    return lci_decomp_active->rx->ops.accept(lci_host.rx_state, &env, hbuf,
+                                             hdr, LCI_HW_OK);
+}
+
+static void fire(void *arg, unsigned id)
+{
+    (void)arg;
+    lci_env_t env = host_env();
+    lci_decomp_active->rx->ops.timer(lci_host.rx_state, &env, id);
+}
+
+uint64_t lci_host_timers_next(void)
+{
+    return lci_host.timers ? lci_timer_wheel_next_expiry(lci_host.timers)
+                           : LCI_TIME_INF;
+}
+
+void lci_host_timers_run(void)
+{
+    if (lci_host.timers &&
+        lci_timer_wheel_next_expiry(lci_host.timers) <= lci_host.hs->clock) {
+        lci_timer_wheel_advance(lci_host.timers, lci_host.hs->clock, fire,
+                                NULL);
+    }
+}
+
 void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
 {
     lci_ni_t *ni = lci_host.ni;
@@ -152,10 +354,46 @@ void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
     memcpy(lci_ni_buf(ni, packet->buf) + sizeof(lci_wire_hdr_t), payload,
            hdr->len);
     lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
-    lci_env_t env = {.ops = &host_env_ops, .ctx = NULL, .node = lci_host.rank,
-                     .nnodes = lci_host.size};
+    lci_env_t env = host_env();
+    lci_wire_hdr_t h = *hdr;
+    if (rx_on_host()) {
+        /* The host's rx module holds it per child; our reference goes. */
+        host_hold(&env, packet->buf);
+        lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),
+                                           packet->buf, &h);
+        host_release(&env, packet->buf);
+        return;
+    }
     packet->in_use = 0; /* the NI owns it: each child's command holds it */
     forward_shares = (uint16_t)nchildren;
     lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),
-                                       packet->buf, hdr);
+                                       packet->buf, &h);
+}
+
+void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
+{
+    lci_fa_msg_t msg;
+    if (hdr->len != sizeof msg) {
+        lci_host.ni->counters.drops_malformed++;
+        return;
+    }
+    memcpy(&msg, payload, sizeof msg);
+    if (msg.var >= lci_seg()->cfg.nfa) {
+        lci_host.ni->counters.drops_malformed++;
+        return;
+    }
+    int64_t old = lci_host.fa_vars[msg.var];
+    lci_host.fa_vars[msg.var] = (int64_t)((uint64_t)old + (uint64_t)msg.value);
+    msg.value = old;
+    lci_packet_t *packet;
+    lci_host.forwarding = 1; /* wait for a buffer without delivering */
+    lci_status_t st = lci_host_packet_get(&packet, 1);
+    lci_host.forwarding = 0;
+    if (st != LCI_OK) {
+        return;
+    }
+    memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t),
+           &msg, sizeof msg);
+    lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)sizeof msg);
+    lci_host_submit(packet, LCI_PKT_FA_REP, hdr->origin, sizeof msg, 0);
 }

@@ -25,7 +25,7 @@ lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg)
 }
 
 /* A packet the decomposition gave up on comes back to the client. */
-static void returned(const lci_wire_hdr_t *hdr, const void *data)
+void lci_host_returned(const lci_wire_hdr_t *hdr, const void *data)
 {
     lci_status_t reason = -(lci_status_t)hdr->aux;
     if (lci_host.error_upcall == NULL) {
@@ -91,8 +91,11 @@ int lci_host_deliver(uint64_t *next_p)
             break;
         }
         lci_wire_hdr_t hdr = slot->hdr;
+        /* What the library consumes itself needs no client upcall. */
         int internal = hdr.type == LCI_PKT_FA_REP ||
+                       hdr.type == LCI_PKT_FA_REQ ||
                        hdr.type == LCI_PKT_RETURNED ||
+                       lci_pkt_is_control(hdr.type) ||
                        (hdr.flags & LCI_HF_INTERNAL);
         if (!internal && lci_host.upcall == NULL) {
             break; /* nobody to give it to yet */
@@ -103,6 +106,15 @@ int lci_host_deliver(uint64_t *next_p)
         __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELAXED);
         lci_host.ring_cons++;
         lci_host_charge(lci_host.prof->host_recv_ns);
+        if (!lci_host_rx_accept(&hdr, hbuf)) {
+            release_hbuf(hbuf); /* an acknowledgement, or out of order */
+            continue;
+        }
+        if (hdr.type == LCI_PKT_FA_REQ) {
+            lci_host_serve_fa(&hdr, data);
+            release_hbuf(hbuf);
+            continue;
+        }
         if (hdr.type == LCI_PKT_MCAST &&
             lci_decomp_active->mc_place == LCI_PLACE_HOST) {
             lci_host_forward(&hdr, data); /* re-inject before the upcall */
@@ -113,7 +125,7 @@ int lci_host_deliver(uint64_t *next_p)
             continue;
         }
         if (hdr.type == LCI_PKT_RETURNED) {
-            returned(&hdr, data);
+            lci_host_returned(&hdr, data);
             release_hbuf(hbuf);
             continue;
         }
@@ -168,6 +180,32 @@ lci_status_t lci_release(lci_rpacket_t *packet)
     return LCI_OK;
 }
 
+int lci_host_idle_step(uint64_t next, lci_host_status_t how)
+{
+    uint64_t now = lci_host.hs->clock;
+    uint64_t tn = lci_host_timers_next();
+    int woken_idle = 0;
+    if (tn <= now) {
+        /* a soft timer is due: handle it first */
+    } else if (next != LCI_TIME_INF) {
+        /* Nothing can arrive before the next packet already in the ring,
+         * so the host spins until it or a timer, whichever is first. */
+        lci_host.hs->clock = next < tn ? next : tn;
+        lci_sched_sync(lci_host.rank);
+    } else {
+        if (tn != LCI_TIME_INF) {
+            /* The NI's clock interrupt backs up the soft timers of a host
+             * that waits: it wakes the host when the timer is due. */
+            uint64_t d = (uint64_t)lci_host.prof->host_doorbell_ns;
+            lci_sim_post(tn > now + d ? tn : now + d, LCI_EV_HOST_WAKE,
+                         lci_host.rank, 0, 0);
+        }
+        woken_idle = lci_sched_wait(lci_host.rank, how);
+    }
+    lci_host_timers_run();
+    return woken_idle;
+}
+
 static int poll_body(int wait)
 {
     int by_interrupt = lci_host_enter();
@@ -179,11 +217,8 @@ static int poll_body(int wait)
     while (n == 0 && (wait || spinning)) {
         /* A spinning host is fast-forwarded to its next arrival: idle
          * waiting costs no real time. */
-        if (next != LCI_TIME_INF) {
-            lci_host.hs->clock = next;
-            lci_sched_sync(lci_host.rank);
-        } else if (lci_sched_wait(lci_host.rank, wait ? LCI_HOST_WAITING
-                                                      : LCI_HOST_IDLE)) {
+        if (lci_host_idle_step(next, wait ? LCI_HOST_WAITING
+                                          : LCI_HOST_IDLE)) {
             break; /* woken only because the whole cluster went idle */
         }
         lci_host.ni->h_last_poll = lci_host.hs->clock;
@@ -223,12 +258,7 @@ lci_status_t lci_host_wait_until(int (*cond)(void *arg), void *arg)
     uint64_t next;
     lci_host_deliver(&next);
     while (!cond(arg)) {
-        if (next != LCI_TIME_INF) {
-            lci_host.hs->clock = next;
-            lci_sched_sync(lci_host.rank);
-        } else {
-            lci_sched_wait(lci_host.rank, LCI_HOST_WAITING);
-        }
+        lci_host_idle_step(next, LCI_HOST_WAITING);
         lci_host.ni->h_last_poll = lci_host.hs->clock;
         lci_host_deliver(&next);
     }

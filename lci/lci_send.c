@@ -73,13 +73,14 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
             spin_until(when);
             continue;
         }
+        uint64_t next = LCI_TIME_INF;
         if (!lci_host.in_upcall && !lci_host.forwarding) {
-            uint64_t next;
             if (lci_host_deliver(&next) > 0) {
                 continue;
             }
         }
-        lci_sched_wait(lci_host.rank, LCI_HOST_WAITING);
+        lci_host_idle_step(lci_host.forwarding ? LCI_TIME_INF : next,
+                           LCI_HOST_WAITING);
     }
 }
 
@@ -234,7 +235,7 @@ lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
                          dest, lci_host.size - 1);
     }
     lci_host_account(); /* no turn needed: see lci_host_packet_get */
-    lci_host_post_command(packet, LCI_CMD_SEND, (uint16_t)dest, len, 0);
+    lci_host_submit(packet, LCI_PKT_DATA, (uint16_t)dest, len, 0);
     lci_host_leave();
     return LCI_OK;
 }
@@ -334,7 +335,7 @@ static lci_status_t multicast(const char *fn, lci_packet_t *packet,
         return LCI_OK;
     }
     lci_host_account();
-    lci_host_post_command(packet, LCI_CMD_MCAST, (uint16_t)gid, len, flags);
+    lci_host_submit(packet, LCI_PKT_MCAST, (uint16_t)gid, len, flags);
     lci_host_leave();
     return LCI_OK;
 }

@@ -54,6 +54,7 @@
  *   released(peer)   a receive buffer that held a packet from peer became
  *                    free again.
  *   timer(id)        timer id (0 .. timers()-1) expired.
+ *   pending()        packets not yet acknowledged or still queued.
  */
 typedef struct {
     size_t (*state_size)(const lci_rx_params_t *p);
@@ -65,6 +66,9 @@ typedef struct {
                   const lci_wire_hdr_t *hdr, uint32_t hw_status);
     void (*released)(void *state, lci_env_t *env, uint32_t peer);
     void (*timer)(void *state, lci_env_t *env, uint32_t id);
+    /* Packets sent but not yet acknowledged, or still queued: 0 when this
+     * side owes nothing to anyone. */
+    uint32_t (*pending)(const void *state);
 } lci_rx_ops_t;
 
 typedef struct {

@@ -500,6 +500,17 @@ static void gbn_released(void *state, lci_env_t *env, uint32_t peer)
     }
 }
 
+static uint32_t gbn_pending(const void *state)
+{
+    gbn_state_t *st = (gbn_state_t *)state;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < st->p.nnodes; i++) {
+        const gbn_peer_t *pr = peer_at(st, i);
+        n += pr->out.count + pr->blocked.count;
+    }
+    return n;
+}
+
 static void gbn_timer(void *state, lci_env_t *env, uint32_t id)
 {
     gbn_state_t *st = state;
@@ -526,5 +537,6 @@ const lci_rx_component_t lci_rx_gbn_component = {
             .accept = gbn_accept,
             .released = gbn_released,
             .timer = gbn_timer,
+            .pending = gbn_pending,
         },
 };

@@ -187,6 +187,19 @@ static void rx_none_timer(void *state, lci_env_t *env, uint32_t id)
     (void)id; /* never started */
 }
 
+static uint32_t rx_none_pending(const void *state)
+{
+    const state_t *s = state;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->nnodes; i++) {
+        const peer_t *p = &peers((state_t *)s)[i];
+        for (uint32_t k = p->head; k != NONE; k = slots((state_t *)s)[k].next) {
+            n++;
+        }
+    }
+    return n;
+}
+
 const lci_rx_component_t lci_rx_none_component = {
     .name = "none",
     .description = "no retransmission: credit flow control (RX_no)",
@@ -200,5 +213,6 @@ const lci_rx_component_t lci_rx_none_component = {
             .accept = rx_none_accept,
             .released = rx_none_released,
             .timer = rx_none_timer,
+            .pending = rx_none_pending,
         },
 };

@@ -114,7 +114,9 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
         e->buf = i;
         e->ni_time = 0;
     }
-    ni->ni_free_prod = ni->nsend;
+    /* With reliability on the host the host owns the send buffers (it
+     * keeps them for retransmission) and the free ring stays empty. */
+    ni->ni_free_prod = dc->rx_place == LCI_PLACE_HOST ? 0 : ni->nsend;
     if (dc->rx_place == LCI_PLACE_NI) {
         dc->rx->ops.init(LCI_NI_AT(ni, ni->off_rx_state, void), &params);
     }

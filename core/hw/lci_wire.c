@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lci_crc.h"
+#include "lci_decomp.h"
 #include "lci_fw.h"
 #include "lci_hw.h"
 #include "lci_sched.h"
@@ -146,7 +147,10 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     /* The wire DMA stores the packet in a free receive buffer, if the NI
      * has one; control packets need none. */
     uint32_t buf = LCI_NONE;
-    if (status == LCI_HW_OK && !lci_pkt_is_control(hdr.type)) {
+    /* With reliability on the host, acknowledgements go up as well. */
+    int wants_buffer = !lci_pkt_is_control(hdr.type) ||
+                       lci_decomp_active->rx_place == LCI_PLACE_HOST;
+    if (status == LCI_HW_OK && wants_buffer) {
         buf = lci_ni_stack_pop(ni, &ni->recv_free);
         if (buf != LCI_NONE) {
             memcpy(lci_ni_buf(ni, buf), ws + 1, sizeof hdr + hdr.len);

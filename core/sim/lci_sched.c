@@ -342,6 +342,11 @@ void lci_sched_wake(uint32_t node, uint64_t time)
     }
 }
 
+void lci_sched_on_host_wake(const lci_event_t *ev)
+{
+    lci_sched_wake(ev->node, ev->time);
+}
+
 void lci_sched_exit(uint32_t self)
 {
     lci_seg_t *s = lci_seg();

@@ -29,7 +29,7 @@ typedef enum {
     LCI_EV_FW_RUN = 3,      /* NI processor: run one firmware work item */
     LCI_EV_WIRE_ARRIVE = 4, /* link: packet in wire slot a reaches node */
     LCI_EV_TX_DONE = 5,     /* send DMA done: release buffer a */
-    LCI_EV_UNUSED_6 = 6,
+    LCI_EV_HOST_WAKE = 6,   /* the NI clock interrupt wakes a waiting host */
     LCI_EV_WATCHDOG = 7,    /* polling watchdog expired */
     LCI_EV_INTR_ENABLE = 8, /* host -> NI: interrupts on (a = 1) / off */
     LCI_EV_MAX = 9
@@ -60,6 +60,9 @@ void lci_sched_sync(uint32_t self);
  * event wakes it; then as lci_sched_sync().  Returns 1 if it was woken only
  * because the whole cluster was idle (nothing arrived). */
 int lci_sched_wait(uint32_t self, lci_host_status_t how);
+
+/* Handler of LCI_EV_HOST_WAKE. */
+void lci_sched_on_host_wake(const lci_event_t *ev);
 
 /* From event handlers: the host of node may have something to see at time. */
 void lci_sched_wake(uint32_t node, uint64_t time);
