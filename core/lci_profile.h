@@ -44,11 +44,15 @@ typedef enum {
       "host: memory copy bandwidth (lci_copy)")                                \
     X(host_rel_tx_ns, 900.0, LCI_UNIT_TIME,                                    \
       "host: go-back-N bookkeeping of a packet sent (RX_h)")                   \
-    X(host_rel_rx_ns, 1500.0, LCI_UNIT_TIME,                                   \
+    X(host_rel_rx_ns, 3000.0, LCI_UNIT_TIME,                                   \
       "host: go-back-N bookkeeping of a packet received (RX_h)")               \
     X(host_ack_ns, 500.0, LCI_UNIT_TIME,                                       \
       "host: process an acknowledgement (RX_h)")                               \
     X(host_timer_ns, 500.0, LCI_UNIT_TIME, "host: handle a soft-timer expiry") \
+    X(host_mcast_fwd_ns, 4000.0, LCI_UNIT_TIME,                                \
+      "host: forward a multicast packet to one child (M_h)")                   \
+    X(host_fa_ns, 5500.0, LCI_UNIT_TIME,                                       \
+      "host: serve a fetch-and-add request (F&A on the host)")                 \
     X(host_doorbell_ns, 500.0, LCI_UNIT_TIME,                                  \
       "PCI write latency: doorbell to NI")                                     \
     X(ni_cmd_ns, 1500.0, LCI_UNIT_TIME, "NI: fetch and decode a send command") \

@@ -47,7 +47,9 @@ static void host_charge(lci_env_t *env, lci_cost_t what)
     case LCI_COST_TIMER:
         lci_host_charge(p->host_timer_ns);
         break;
-    case LCI_COST_FORWARD: /* charged per command posted (host_send_ns) */
+    case LCI_COST_FORWARD:
+        lci_host_charge(p->host_mcast_fwd_ns);
+        break;
     case LCI_COST_COUNT:
         break;
     }
@@ -382,6 +384,7 @@ void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
         lci_host.ni->counters.drops_malformed++;
         return;
     }
+    lci_host_charge(lci_host.prof->host_fa_ns);
     int64_t old = lci_host.fa_vars[msg.var];
     lci_host.fa_vars[msg.var] = (int64_t)((uint64_t)old + (uint64_t)msg.value);
     msg.value = old;
