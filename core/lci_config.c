@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h" /* LCI_DECOMP_DEFAULT: the first one built in */
 #include "lci_config.h"
 
 void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
@@ -30,7 +31,7 @@ void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
     cfg->seed = 1;
     cfg->compute = LCI_COMPUTE_ZERO;
     cfg->pin = 1;
-    snprintf(cfg->decomp, sizeof cfg->decomp, "%s", "rxno-mni");
+    snprintf(cfg->decomp, sizeof cfg->decomp, "%s", LCI_DECOMP_DEFAULT);
     snprintf(cfg->platform, sizeof cfg->platform, "%s", "sim");
 }
 
@@ -82,86 +83,23 @@ lci_status_t lci_config_finish(lci_config_t *cfg, char *err, size_t errlen)
                  cfg->nrecv, peers);
         return LCI_ERR_CONFIG;
     }
-    if (cfg->fault.drop < 0 || cfg->fault.drop > 1 || cfg->fault.corrupt < 0 ||
-        cfg->fault.corrupt > 1) {
+    const lci_fault_config_t *f = &cfg->fault;
+    if (f->drop < 0 || f->drop > 1 || f->corrupt < 0 || f->corrupt > 1 ||
+        f->dup < 0 || f->dup > 1 || f->burst < 0 || f->burst > 1) {
         snprintf(err, errlen, "fault probabilities must lie in [0, 1]");
         return LCI_ERR_CONFIG;
     }
-    return LCI_OK;
-}
-
-static int parse_prob(const char *v, double *out)
-{
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end != '\0' || d < 0 || d > 1) {
-        return -1;
-    }
-    *out = d;
-    return 0;
-}
-
-static int parse_u64(const char *v, uint64_t *out)
-{
-    char *end;
-    if (*v == '-' || *v == '\0') {
-        return -1;
-    }
-    unsigned long long u = strtoull(v, &end, 0);
-    if (*end != '\0') {
-        return -1;
-    }
-    *out = u;
-    return 0;
-}
-
-lci_status_t lci_fault_parse(const char *spec, lci_fault_config_t *fault,
-                             char *err, size_t errlen)
-{
-    lci_fault_config_t f = *fault;
-    char buf[512];
-    if (strlen(spec) >= sizeof buf) {
-        snprintf(err, errlen, "fault specification too long");
-        return LCI_ERR_CONFIG;
-    }
-    strcpy(buf, spec);
-    char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item;
-         item = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(item, '=');
-        if (!eq) {
+    const lci_fault_window_t *w[] = {&f->linkdown, &f->nobuf, &f->nopoll,
+                                     &f->die};
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        if (w[i]->dur > 0 && (w[i]->a >= cfg->nnodes ||
+                              (w[i] == &f->linkdown && w[i]->b >= cfg->nnodes))) {
             snprintf(err, errlen,
-                     "fault item '%s' is not NAME=VALUE (expected "
-                     "drop=P, corrupt=P, drop-nth=K or seed=S)",
-                     item);
-            return LCI_ERR_CONFIG;
-        }
-        *eq = '\0';
-        const char *name = item, *val = eq + 1;
-        int bad;
-        if (strcmp(name, "drop") == 0) {
-            bad = parse_prob(val, &f.drop);
-        } else if (strcmp(name, "corrupt") == 0) {
-            bad = parse_prob(val, &f.corrupt);
-        } else if (strcmp(name, "drop-nth") == 0) {
-            bad = parse_u64(val, &f.drop_nth);
-        } else if (strcmp(name, "seed") == 0) {
-            bad = parse_u64(val, &f.seed);
-        } else {
-            snprintf(err, errlen,
-                     "unknown fault '%s' (expected drop, corrupt, drop-nth "
-                     "or seed)",
-                     name);
-            return LCI_ERR_CONFIG;
-        }
-        if (bad) {
-            snprintf(err, errlen,
-                     "bad value '%s' for fault %s (probabilities in [0,1], "
-                     "counts and seeds non-negative integers)",
-                     val, name);
+                     "fault names node %u, but the nodes are 0..%u",
+                     w[i]->b >= cfg->nnodes ? w[i]->b : w[i]->a,
+                     cfg->nnodes - 1);
             return LCI_ERR_CONFIG;
         }
     }
-    *fault = f;
     return LCI_OK;
 }

@@ -17,12 +17,32 @@
 
 typedef enum { LCI_COMPUTE_ZERO = 0, LCI_COMPUTE_SCALED = 1 } lci_compute_mode_t;
 
+/* A fault that holds for a while: on node (or on the link a-b), during
+ * [start, start + dur).  dur == 0: not configured. */
+typedef struct {
+    uint32_t a, b;
+    uint64_t start, dur;
+} lci_fault_window_t;
+
 typedef struct {
     double drop;       /* probability a packet is lost on the wire */
     double corrupt;    /* probability a packet is damaged on the wire */
+    double dup;        /* probability a packet arrives twice */
+    double burst;      /* probability a burst of losses starts at a packet */
+    uint64_t burst_len;/* packets lost in a burst */
     uint64_t drop_nth; /* drop the n-th data packet on the wire (0: off) */
     uint64_t seed;     /* fault randomness */
+    lci_fault_window_t linkdown; /* the link between nodes a and b is down */
+    lci_fault_window_t nobuf;    /* NI a finds no free receive buffer */
+    lci_fault_window_t nopoll;   /* host a stops polling (computes) */
+    lci_fault_window_t die;      /* node a dies at start (dur is 1) */
 } lci_fault_config_t;
+
+/* Whether window w covers time t. */
+static inline int lci_fault_window_on(const lci_fault_window_t *w, uint64_t t)
+{
+    return w->dur > 0 && t >= w->start && t - w->start < w->dur;
+}
 
 typedef struct {
     uint32_t nnodes;
@@ -58,7 +78,9 @@ void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
  * and checks the configuration; on error writes a message. */
 lci_status_t lci_config_finish(lci_config_t *cfg, char *err, size_t errlen);
 
-/* Parses a fault specification "drop=P,corrupt=P,drop-nth=K,seed=S". */
+/* Parses a fault specification, e.g. "drop=0.01,dup=0.001,burst=0.001:8,
+ * linkdown=3-5@2ms+5ms,nobuf=2@1ms+3ms,nopoll=4@1ms+2ms,die=6@3ms,seed=42"
+ * (lci_fault.c; the README lists every item). */
 lci_status_t lci_fault_parse(const char *spec, lci_fault_config_t *fault,
                              char *err, size_t errlen);
 

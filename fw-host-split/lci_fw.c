@@ -411,6 +411,9 @@ static void fw_run(lci_ni_t *ni, uint64_t t)
  * host): an idle processor starts on it at once. */
 static void kick(lci_ni_t *ni, uint64_t t)
 {
+    if (lci_hw_dead(ni->node, t)) {
+        return; /* a dead NI does nothing, ever again */
+    }
     if (!ni->fw_running && t >= ni->cpu_free && ni->fw_sched_time > t) {
         fw_run(ni, t);
     } else {
@@ -425,6 +428,9 @@ void lci_fw_on_run(const lci_event_t *ev)
         return; /* superseded by an earlier run */
     }
     ni->fw_sched_time = LCI_TIME_NONE;
+    if (lci_hw_dead(ni->node, ev->time)) {
+        return;
+    }
     fw_run(ni, ev->time);
 }
 

@@ -173,8 +173,9 @@ typedef void (*lci_error_upcall_func_t)(const lci_rpacket_t *packet, int dest,
 
 lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg);
 
-/* Delivers every packet that has arrived to the upcall.  Returns the number
- * delivered (>= 0) or a negative lci_status_t. */
+/* Delivers every packet that has arrived to the upcall (and every packet
+ * returned to its sender to the error upcall).  Returns the number of
+ * upcalls made (>= 0) or a negative lci_status_t. */
 int lci_poll(void);
 
 /* Like lci_poll(), but waits until at least one packet was delivered. */

@@ -45,6 +45,9 @@ typedef struct {
     int in_upcall;
     int forwarding; /* M_h: waiting for a buffer to forward into */
     int finalizing; /* in lci_finalize, past the final barrier */
+    int nopoll_done; /* the nopoll fault has happened */
+    uint64_t upcalls; /* upcalls and error upcalls made so far */
+    uint8_t *unreachable; /* per node: a packet to it came back */
 
     /* receive ring and host receive buffers */
     uint32_t ring_cons;      /* next descriptor to look at */
@@ -133,6 +136,9 @@ void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
 
 /* Host-level multicast forwarding (M_h) of an arrived packet. */
 void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload);
+/* Forwards that waited for a send buffer: any left, and send what can. */
+int lci_host_forward_pending(void);
+void lci_host_forward_drain(void);
 
 /* Placement of policies on the host (lci_place_host.c). */
 lci_status_t lci_host_place_init(void);
@@ -154,7 +160,7 @@ void lci_host_timers_run(void);
 /* Serves a fetch-and-add request on the host (F&A placed on the host). */
 void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload);
 /* Hands a packet that could not be delivered to the error upcall. */
-void lci_host_returned(const lci_wire_hdr_t *hdr, const void *data);
+int lci_host_returned(const lci_wire_hdr_t *hdr, const void *data);
 
 /* Handles an internal packet (barrier). */
 void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload);

@@ -25,8 +25,30 @@ uint64_t lci_host_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Fault injection on the host: a host that stops polling for a while
+ * (it computes), and a node that dies. */
+static void host_faults(void)
+{
+    const lci_fault_config_t *f = &lci_seg()->cfg.fault;
+    uint64_t now = lci_host.hs->clock;
+    if (f->nopoll.dur > 0 && f->nopoll.a == lci_host.rank &&
+        !lci_host.nopoll_done && now >= f->nopoll.start) {
+        lci_host.nopoll_done = 1;
+        lci_host.hs->clock = now + f->nopoll.dur;
+    }
+    if (f->die.dur > 0 && f->die.a == lci_host.rank && now >= f->die.start) {
+        /* The process dies: it takes no further part, and its NI is dead
+         * from the same moment (core/hw). */
+        lci_host.hs->died = 1;
+        lci_sched_exit(lci_host.rank);
+        fflush(NULL);
+        _exit(0);
+    }
+}
+
 void lci_host_account(void)
 {
+    host_faults();
     if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED) {
         return;
     }
@@ -234,8 +256,9 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host.rpackets = calloc(nring, sizeof *lci_host.rpackets);
     lci_host.packets = calloc(nsend, sizeof *lci_host.packets);
     lci_host.spare = calloc(nsend, sizeof *lci_host.spare);
+    lci_host.unreachable = calloc(s->cfg.nnodes, 1);
     if (!lci_host.hbuf_kept || !lci_host.rpackets || !lci_host.packets ||
-        !lci_host.spare) {
+        !lci_host.spare || !lci_host.unreachable) {
         return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
     }
     for (uint32_t i = 0; i < nsend; i++) {
@@ -273,6 +296,7 @@ lci_status_t lci_finalize(void)
     free(lci_host.rpackets);
     free(lci_host.packets);
     free(lci_host.spare);
+    free(lci_host.unreachable);
     lci_host_place_fini();
     if (lci_host.standalone) {
         munmap(lci_host.seg_base, lci_host.seg_size);

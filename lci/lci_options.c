@@ -77,6 +77,24 @@ static lci_status_t set_window(lci_options_t *opt, const char *v, char *err,
     return set_window_n(opt, v, err, errlen);
 }
 U32_OPTION(set_ring, nring, 2, 1u << 20, "a number of ring slots")
+U32_OPTION(set_retries, max_retries, 0, 65535, "a number of retransmissions")
+
+#define TIME_OPTION(fn, field, what)                                           \
+    static lci_status_t fn(lci_options_t *opt, const char *v, char *err,       \
+                           size_t errlen)                                      \
+    {                                                                          \
+        uint64_t u;                                                            \
+        if (parse_u64(v, 1000, 3600ull * 1000000000ull, &u) != 0) {           \
+            snprintf(err, errlen, "expected %s in ns (1000 or more), got '%s'", \
+                     what, v ? v : "");                                        \
+            return LCI_ERR_CONFIG;                                             \
+        }                                                                      \
+        opt->cfg.field = u;                                                    \
+        return LCI_OK;                                                         \
+    }
+
+TIME_OPTION(set_rto, rto_ns, "a retransmission timeout")
+TIME_OPTION(set_ack_delay, ack_delay_ns, "a delayed-acknowledgement timeout")
 
 static lci_status_t set_packet_size(lci_options_t *opt, const char *v,
                                     char *err, size_t errlen)
@@ -247,7 +265,14 @@ static const option_t options[] = {
     {"ring", "N", "host receive ring slots", set_ring},
     {"sram", "BYTES", "NI SRAM size (default 1M)", set_sram},
     {"fault", "SPEC",
-     "wire faults: drop=P,corrupt=P,drop-nth=K,seed=S", set_fault},
+     "faults: drop=P,corrupt=P,dup=P,burst=P:LEN,drop-nth=K,linkdown=A-B@T+D,"
+     "nobuf=N@T+D,nopoll=N@T+D,die=N@T,seed=S",
+     set_fault},
+    {"max-retries", "N",
+     "retransmissions before return-to-sender (default 255)", set_retries},
+    {"rto", "NS", "retransmission timeout (default 5 ms)", set_rto},
+    {"ack-delay", "NS", "delayed-acknowledgement timeout (default 1 ms)",
+     set_ack_delay},
     {"events", "N", "event-queue capacity (default 4M)", set_events},
     {"lookahead", "NS",
      "how far a host may run ahead; capped at the doorbell latency",

@@ -236,7 +236,8 @@ void lci_host_place_drain(void)
     for (;;) {
         uint64_t next;
         lci_host_deliver(&next);
-        if (rx->ops.pending(lci_host.rx_state) == 0) {
+        if (rx->ops.pending(lci_host.rx_state) == 0 &&
+            !lci_host_forward_pending()) {
             if (deadline == 0) {
                 deadline = lci_host.hs->clock + 2 * lci_seg()->cfg.rto_ns;
                 lci_sim_post(deadline, LCI_EV_HOST_WAKE, lci_host.rank, 0, 0);
@@ -329,30 +330,12 @@ void lci_host_timers_run(void)
     }
 }
 
-void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
+/* Forwards now from a send buffer already taken. */
+static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
+                         const lci_wire_hdr_t *hdr, const void *payload,
+                         int nchildren)
 {
     lci_ni_t *ni = lci_host.ni;
-    if (hdr->group >= ni->ngroups) {
-        return;
-    }
-    const lci_ni_group_t *g = lci_ni_group(ni, hdr->group);
-    int children[2];
-    int nchildren = g->self < 0 || hdr->aux >= g->nmembers
-                        ? 0
-                        : lci_tree_children((int)g->nmembers, (int)hdr->aux,
-                                            g->self, children);
-    if (nchildren <= 0) {
-        return; /* a leaf: nothing to forward, nothing to copy */
-    }
-    /* One copy into NI memory for all children.  No packet may be
-     * delivered while the buffer is awaited: deliveries stay in order. */
-    lci_packet_t *packet;
-    lci_host.forwarding = 1;
-    lci_status_t st = lci_host_packet_get(&packet, 1);
-    lci_host.forwarding = 0;
-    if (st != LCI_OK) {
-        return;
-    }
     memcpy(lci_ni_buf(ni, packet->buf) + sizeof(lci_wire_hdr_t), payload,
            hdr->len);
     lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
@@ -370,6 +353,100 @@ void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
     forward_shares = (uint16_t)nchildren;
     lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),
                                        packet->buf, &h);
+}
+
+/* With reliability on the host, a send buffer comes back only when the
+ * host processes an acknowledgement, which it cannot do while it waits
+ * for a buffer: so a forward that finds none waits here, in order, and
+ * goes out when buffers return (lci_host_forward_drain). */
+typedef struct pending_forward {
+    struct pending_forward *next;
+    lci_wire_hdr_t hdr;
+    char payload[];
+} pending_forward_t;
+
+static pending_forward_t *pending_head, *pending_tail;
+
+static const lci_ni_group_t *forward_group(const lci_wire_hdr_t *hdr,
+                                           int *nchildren_p)
+{
+    lci_ni_t *ni = lci_host.ni;
+    if (hdr->group >= ni->ngroups) {
+        return NULL;
+    }
+    const lci_ni_group_t *g = lci_ni_group(ni, hdr->group);
+    int children[2];
+    int n = g->self < 0 || hdr->aux >= g->nmembers
+                ? 0
+                : lci_tree_children((int)g->nmembers, (int)hdr->aux, g->self,
+                                    children);
+    *nchildren_p = n;
+    return n > 0 ? g : NULL; /* a leaf: nothing to forward, nothing to copy */
+}
+
+int lci_host_forward_pending(void)
+{
+    return pending_head != NULL;
+}
+
+void lci_host_forward_drain(void)
+{
+    while (pending_head != NULL) {
+        lci_packet_t *packet;
+        if (lci_host_packet_get(&packet, 0) != LCI_OK) {
+            return; /* still no buffer */
+        }
+        pending_forward_t *p = pending_head;
+        int n;
+        const lci_ni_group_t *g = forward_group(&p->hdr, &n);
+        forward_from(packet, g, &p->hdr, p->payload, n);
+        pending_head = p->next;
+        if (pending_head == NULL) {
+            pending_tail = NULL;
+        }
+        free(p);
+    }
+}
+
+void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
+{
+    int nchildren;
+    const lci_ni_group_t *g = forward_group(hdr, &nchildren);
+    if (g == NULL) {
+        return;
+    }
+    lci_packet_t *packet;
+    if (rx_on_host()) {
+        if (pending_head == NULL &&
+            lci_host_packet_get(&packet, 0) == LCI_OK) {
+            forward_from(packet, g, hdr, payload, nchildren);
+            return;
+        }
+        pending_forward_t *p = malloc(sizeof *p + hdr->len);
+        if (p == NULL) {
+            lci_sched_fail((int)lci_host.rank, LCI_ERR_NOMEM,
+                           "out of memory queueing a multicast forward");
+        }
+        p->next = NULL;
+        p->hdr = *hdr;
+        memcpy(p->payload, payload, hdr->len);
+        if (pending_tail) {
+            pending_tail->next = p;
+        } else {
+            pending_head = p;
+        }
+        pending_tail = p;
+        return;
+    }
+    /* One copy into NI memory for all children.  No packet may be
+     * delivered while the buffer is awaited: deliveries stay in order.
+     * The NI returns buffers by itself, so the wait ends. */
+    lci_host.forwarding = 1;
+    lci_status_t st = lci_host_packet_get(&packet, 1);
+    lci_host.forwarding = 0;
+    if (st == LCI_OK) {
+        forward_from(packet, g, hdr, payload, nchildren);
+    }
 }
 
 void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)

@@ -24,10 +24,17 @@ lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg)
     return LCI_OK;
 }
 
-/* A packet the decomposition gave up on comes back to the client. */
-void lci_host_returned(const lci_wire_hdr_t *hdr, const void *data)
+/* A packet the decomposition gave up on comes back to the client; returns
+ * 1 if the client's error upcall ran. */
+int lci_host_returned(const lci_wire_hdr_t *hdr, const void *data)
 {
     lci_status_t reason = -(lci_status_t)hdr->aux;
+    if (hdr->dst < lci_host.size) {
+        lci_host.unreachable[hdr->dst] = 1;
+    }
+    if (hdr->flags & LCI_HF_INTERNAL) {
+        return 0; /* the library's own packet: the barrier works around it */
+    }
     if (lci_host.error_upcall == NULL) {
         lci_sched_fail((int)lci_host.rank, reason,
                        "%s: a packet to node %u could not be delivered (%s) "
@@ -38,8 +45,10 @@ void lci_host_returned(const lci_wire_hdr_t *hdr, const void *data)
     lci_rpacket_t rp = {.data = data, .len = hdr->len, .src = (int)lci_host.rank,
                         .group = -1};
     lci_host.in_upcall = 1;
+    lci_host.upcalls++;
     lci_host.error_upcall(&rp, hdr->dst, reason, lci_host.error_upcall_arg);
     lci_host.in_upcall = 0;
+    return 1;
 }
 
 /* Returns a host receive buffer to the pool; the NI learns of freed
@@ -125,7 +134,7 @@ int lci_host_deliver(uint64_t *next_p)
             continue;
         }
         if (hdr.type == LCI_PKT_RETURNED) {
-            lci_host_returned(&hdr, data);
+            n += lci_host_returned(&hdr, data);
             release_hbuf(hbuf);
             continue;
         }
@@ -141,6 +150,7 @@ int lci_host_deliver(uint64_t *next_p)
         rp->group = hdr.type == LCI_PKT_MCAST ? (int)hdr.group : -1;
         rp->lci_private = NULL;
         lci_host.hs->delivered++;
+        lci_host.upcalls++;
         n++;
         lci_host.in_upcall = 1;
         lci_upcall_result_t r = lci_host.upcall(rp, lci_host.upcall_arg);
@@ -150,6 +160,9 @@ int lci_host_deliver(uint64_t *next_p)
         } else {
             release_hbuf(hbuf);
         }
+    }
+    if (lci_host_forward_pending()) {
+        lci_host_forward_drain(); /* acknowledgements may have freed buffers */
     }
     report_ring();
     return n;
@@ -208,11 +221,15 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
 
 static int poll_body(int wait)
 {
-    int by_interrupt = lci_host_enter();
+    /* Counted as upcalls made, whatever made them: deliveries, an
+     * interrupt, or a packet returned when a soft timer gave up. */
+    uint64_t before = lci_host.upcalls;
+    lci_host_enter();
     lci_host_charge(lci_host.prof->host_poll_ns);
     lci_host.ni->h_last_poll = lci_host.hs->clock;
     uint64_t next;
-    int n = by_interrupt + lci_host_deliver(&next);
+    lci_host_deliver(&next);
+    int n = (int)(lci_host.upcalls - before);
     int spinning = lci_host.empty_polls > 0 && !lci_host.computed_since_poll;
     while (n == 0 && (wait || spinning)) {
         /* A spinning host is fast-forwarded to its next arrival: idle
@@ -222,7 +239,8 @@ static int poll_body(int wait)
             break; /* woken only because the whole cluster went idle */
         }
         lci_host.ni->h_last_poll = lci_host.hs->clock;
-        n = lci_host_deliver(&next);
+        lci_host_deliver(&next);
+        n = (int)(lci_host.upcalls - before);
     }
     lci_host.empty_polls = n == 0 ? lci_host.empty_polls + 1 : 0;
     lci_host.computed_since_poll = 0;

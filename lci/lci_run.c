@@ -211,9 +211,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (strcmp(a, "--list-decomps") == 0) {
-            for (size_t k = 0; k < lci_decomp_count(); k++) {
-                printf("%s\n", lci_decomp_at(k)->name);
-            }
+            lci_decomp_list(stdout); /* built in, then loadable modules */
             return 0;
         }
         if (strcmp(a, "--trace-hash") == 0) {
@@ -387,6 +385,10 @@ int main(int argc, char **argv)
         pids[rank] = 0;
         int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         int ok = clean && lci_world_host(rank)->status == LCI_HOST_EXITED;
+        if (clean && lci_world_host(rank)->died) {
+            fprintf(stderr, "lci-run: node %u died as the fault injection "
+                            "asked\n", rank);
+        }
         if (clean && !atomic_load(&lci_world_host(rank)->started)) {
             /* Not an LCI program (or it only printed its help): fine as
              * long as no node uses LCI. */
@@ -404,6 +406,12 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (failed) {
         return failed;
+    }
+    const lci_fault_config_t *fc = &seg->cfg.fault;
+    if (fc->drop > 0 || fc->corrupt > 0 || fc->dup > 0 || fc->burst > 0 ||
+        fc->drop_nth > 0 || fc->linkdown.dur > 0 || fc->nobuf.dur > 0) {
+        fprintf(stderr, "lci-run: %llu wire faults injected\n",
+                (unsigned long long)seg->faults_injected);
     }
     if (trace_hash) {
         fprintf(stderr, "lci-run: trace-hash 0x%016llx\n",

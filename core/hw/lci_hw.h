@@ -28,6 +28,13 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
  * lci_fw_host_dma_started's queue. */
 void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot);
 
+/* Whether node's NI and host are dead (fault injection) at time t. */
+static inline int lci_hw_dead(uint32_t node, uint64_t t)
+{
+    const lci_fault_window_t *d = &lci_seg()->cfg.fault.die;
+    return d->dur > 0 && d->a == node && t >= d->start;
+}
+
 /* Event handlers of the hardware. */
 void lci_hw_on_wire_arrive(const lci_event_t *ev);
 void lci_hw_on_tx_done(const lci_event_t *ev);

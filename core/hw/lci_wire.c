@@ -104,16 +104,41 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     uint64_t n = s->packets_on_wire++;
     int is_data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
     const lci_fault_config_t *f = &s->cfg.fault;
-    if ((is_data && f->drop_nth != 0 && n + 1 == f->drop_nth) ||
-        (f->drop > 0 && fault_uniform(f->seed, 2 * n) < f->drop)) {
+    int lose = is_data && f->drop_nth != 0 && n + 1 == f->drop_nth;
+    lose |= f->drop > 0 && fault_uniform(f->seed, 4 * n) < f->drop;
+    if (s->burst_left > 0) {
+        s->burst_left--;
+        lose = 1;
+    } else if (f->burst > 0 && fault_uniform(f->seed, 4 * n + 2) < f->burst) {
+        s->burst_left = f->burst_len - 1;
+        lose = 1;
+    }
+    const lci_fault_window_t *ld = &f->linkdown;
+    if (lci_fault_window_on(ld, now) &&
+        ((ld->a == ni->node && ld->b == hdr->dst) ||
+         (ld->b == ni->node && ld->a == hdr->dst))) {
+        lose = 1;
+    }
+    if (lose) {
+        s->faults_injected++;
         wire_free_stack()[s->wire_free_count++] = idx;
         return;
     }
-    if (f->corrupt > 0 && fault_uniform(f->seed, 2 * n + 1) < f->corrupt) {
+    if (f->corrupt > 0 && fault_uniform(f->seed, 4 * n + 1) < f->corrupt) {
+        s->faults_injected++;
         uint64_t r = fault_random(f->seed ^ 0x5bd1e995, n);
         pkt[r % bytes] ^= (unsigned char)(1u << (r >> 32) % 8);
     }
     lci_sim_post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
+    if (f->dup > 0 && fault_uniform(f->seed, 4 * n + 3) < f->dup &&
+        s->wire_free_count > 0) {
+        /* The same bytes once more, right behind the first copy. */
+        s->faults_injected++;
+        uint32_t twin = wire_free_stack()[--s->wire_free_count];
+        memcpy(wire_slot(twin), ws, sizeof *ws + bytes);
+        dst->rx_free = rx_end + dur;
+        lci_sim_post(rx_end + dur, LCI_EV_WIRE_ARRIVE, hdr->dst, twin, 0);
+    }
 }
 
 void lci_hw_on_wire_arrive(const lci_event_t *ev)
@@ -124,6 +149,10 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     lci_wire_hdr_t hdr;
     memcpy(&hdr, ws + 1, sizeof hdr);
     uint32_t status = LCI_HW_OK;
+    if (lci_hw_dead(ev->node, ev->time)) {
+        wire_free_stack()[s->wire_free_count++] = ev->a; /* nobody there */
+        return;
+    }
 
     /* The receiving hardware checks the CRC over what arrived. */
     uint32_t crc = lci_crc32((const unsigned char *)(ws + 1) + sizeof hdr.crc,
@@ -150,6 +179,11 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     /* With reliability on the host, acknowledgements go up as well. */
     int wants_buffer = !lci_pkt_is_control(hdr.type) ||
                        lci_decomp_active->rx_place == LCI_PLACE_HOST;
+    if (lci_fault_window_on(&s->cfg.fault.nobuf, ev->time) &&
+        s->cfg.fault.nobuf.a == ev->node) {
+        wants_buffer = 0; /* starved of receive buffers */
+        s->faults_injected++;
+    }
     if (status == LCI_HW_OK && wants_buffer) {
         buf = lci_ni_stack_pop(ni, &ni->recv_free);
         if (buf != LCI_NONE) {

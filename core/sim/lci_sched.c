@@ -339,6 +339,13 @@ void lci_sched_wake(uint32_t node, uint64_t time)
         if (h->clock < time) {
             h->clock = time;
         }
+        /* The woken host may act from its clock on: nothing may now run
+         * ahead of that without an event. */
+        lci_seg_t *s = lci_seg();
+        uint64_t bound = sat_add(h->clock, s->lookahead_ns);
+        if (bound < s->horizon) {
+            s->horizon = bound;
+        }
     }
 }
 

@@ -55,6 +55,8 @@ typedef struct {
     uint32_t woken_idle;  /* left IDLE because the cluster was idle */
     uint64_t busy_ns;     /* time charged for LCI work */
     uint64_t delivered;   /* packets handed to the upcall */
+    uint32_t died;        /* killed by fault injection (die=N@T) */
+    uint32_t reserved_died;
 } lci_host_shared_t;
 
 typedef struct {
@@ -85,6 +87,9 @@ typedef struct {
     uint32_t reserved_ready;
     uint64_t ready_min1, ready_min2;
     uint64_t packets_on_wire;
+    uint64_t burst_left;     /* packets still to lose in a fault burst */
+    uint64_t faults_injected; /* packets lost, damaged, repeated or
+                                 starved by fault injection */
     uint64_t handoffs;       /* turn hand-offs between processes */
     uint64_t events_by_type[16];
 

@@ -150,11 +150,9 @@ static void check_lossy(const char *d)
     e2e_run_free(&r);
 }
 
-/* Every name lci-run offers is one of the five, and rxno-mni (always
- * built) is among them. */
+/* Every name lci-run offers is one of the five, and there is one. */
 static void test_list_decomps_names_only_known_decompositions(void)
 {
-    CU_ASSERT(e2e_offered("rxno-mni"));
     char list[sizeof e2e_decomp_list];
     snprintf(list, sizeof list, "%s", e2e_decomp_list);
     int names = 0;
@@ -219,6 +217,9 @@ static void test_rxno_mni_stops_loudly_when_a_packet_is_dropped(void)
 {
     struct e2e_run r;
 
+    if (e2e_skip_unless_offered("rxno-mni")) {
+        return;
+    }
     e2e_run(&r, "-n", "2", "--decomp", "rxno-mni", "--fault", "drop-nth=5",
             ALLTOALL, "-k", "50", NULL);
     e2e_expect_failure(&r, "RX_no", "reliable", NULL);
@@ -229,6 +230,9 @@ static void test_rxno_mni_stops_loudly_when_packets_are_corrupted(void)
 {
     struct e2e_run r;
 
+    if (e2e_skip_unless_offered("rxno-mni")) {
+        return;
+    }
     e2e_run(&r, "-n", "4", "--decomp", "rxno-mni", "--fault",
             "corrupt=0.01,seed=1", ALLTOALL, "-k", "200", NULL);
     e2e_expect_failure(&r, "RX_no", "reliable", NULL);
@@ -320,7 +324,7 @@ static void test_unknown_decomp_is_rejected_listing_valid_names(void)
     struct e2e_run r;
 
     e2e_run(&r, "-n", "2", "--decomp", "rxyz-mq", ALLTOALL, NULL);
-    if (e2e_expect_failure(&r, "rxyz-mq", "rxno-mni", NULL)) {
+    if (e2e_expect_failure(&r, "rxyz-mq", "valid values are", NULL)) {
         /* Every decomposition this build offers is named as valid. */
         for (size_t i = 0; i < E2E_NDECOMPS; i++) {
             if (e2e_offered(e2e_decomps[i]) &&
