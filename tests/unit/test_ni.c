@@ -3,6 +3,7 @@
  * configuration (Table 3 windows, fault specifications, options) and the
  * RX_no credit window, driven directly on an in-process two-node world.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,14 @@
 #include "lci_place.h"
 #include "lci_world.h"
 #include "unit_run.h"
+
+/* The defaults of an RX_no run (Table 3's first columns), whatever the
+ * build's default decomposition. */
+static void rxno_defaults(lci_config_t *cfg, uint32_t nodes, uint32_t size)
+{
+    lci_config_defaults(cfg, nodes, size);
+    snprintf(cfg->decomp, sizeof cfg->decomp, "%s", "rxno-mni");
+}
 
 static lci_ni_t *layout_ni(const lci_config_t *cfg, uint64_t bytes,
                            lci_status_t *st_p, char *err, size_t errlen)
@@ -32,7 +41,7 @@ static void table3_configurations_fit_in_one_mib_of_sram(void)
     for (int i = 0; i < 2; i++) {
         lci_config_t cfg;
         char err[512];
-        lci_config_defaults(&cfg, 64, sizes[i]);
+        rxno_defaults(&cfg, 64, sizes[i]);
         CU_ASSERT_EQUAL_FATAL(lci_config_finish(&cfg, err, sizeof err), LCI_OK);
         lci_status_t st;
         lci_ni_t *ni = layout_ni(&cfg, cfg.sram_bytes, &st, err, sizeof err);
@@ -48,7 +57,7 @@ static void sram_too_small_is_a_config_error_with_the_numbers(void)
 {
     lci_config_t cfg;
     char err[512] = "";
-    lci_config_defaults(&cfg, 64, 1024);
+    rxno_defaults(&cfg, 64, 1024);
     CU_ASSERT_EQUAL_FATAL(lci_config_finish(&cfg, err, sizeof err), LCI_OK);
     lci_status_t st;
     lci_ni_t *ni = layout_ni(&cfg, 256 * 1024, &st, err, sizeof err);
@@ -62,19 +71,19 @@ static void window_follows_receive_pool_and_node_count(void)
 {
     lci_config_t cfg;
     char err[256];
-    lci_config_defaults(&cfg, 64, 1024);
+    rxno_defaults(&cfg, 64, 1024);
     lci_config_finish(&cfg, err, sizeof err);
     CU_ASSERT_EQUAL(cfg.window, 8); /* Table 3, 1 KiB */
-    lci_config_defaults(&cfg, 64, 2048);
+    rxno_defaults(&cfg, 64, 2048);
     lci_config_finish(&cfg, err, sizeof err);
     CU_ASSERT_EQUAL(cfg.window, 4); /* Table 3, 2 KiB */
-    lci_config_defaults(&cfg, 256, 1024);
+    rxno_defaults(&cfg, 256, 1024);
     lci_config_finish(&cfg, err, sizeof err);
     CU_ASSERT_EQUAL(cfg.window, 2);
-    lci_config_defaults(&cfg, 2, 1024);
+    rxno_defaults(&cfg, 2, 1024);
     lci_config_finish(&cfg, err, sizeof err);
     CU_ASSERT_EQUAL(cfg.window, 8);
-    lci_config_defaults(&cfg, 1024, 1024);
+    rxno_defaults(&cfg, 1024, 1024);
     cfg.nrecv = 512;
     CU_ASSERT_EQUAL(lci_config_finish(&cfg, err, sizeof err), LCI_ERR_CONFIG);
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "1023 senders"));
@@ -132,7 +141,7 @@ static void fifo_is_first_in_first_out_and_stack_last_in_first_out(void)
 {
     lci_config_t cfg;
     char err[256];
-    lci_config_defaults(&cfg, 2, 1024);
+    rxno_defaults(&cfg, 2, 1024);
     lci_config_finish(&cfg, err, sizeof err);
     lci_status_t st;
     lci_ni_t *ni = layout_ni(&cfg, cfg.sram_bytes, &st, err, sizeof err);
@@ -167,7 +176,7 @@ static lci_ni_t *two_node_world(uint32_t window)
     lci_config_t cfg;
     lci_profile_t prof;
     char err[512];
-    lci_config_defaults(&cfg, 2, 1024);
+    rxno_defaults(&cfg, 2, 1024);
     cfg.window = window;
     lci_config_finish(&cfg, err, sizeof err);
     lci_profile_defaults(&prof);
