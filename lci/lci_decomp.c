@@ -169,9 +169,9 @@ lci_status_t lci_decomp_check(const lci_decomp_t *d, char *err, size_t errlen)
     static const char *const mc_names[] = {"forward"};
     _Static_assert(sizeof(lci_mc_ops_t) == sizeof(void (*)(void)),
                    "lci_decomp_check must check every mc op");
-    const int fa_set[] = {d->fa->ops.serve != NULL};
-    static const char *const fa_names[] = {"serve"};
-    _Static_assert(sizeof(lci_fa_ops_t) == sizeof(void (*)(void)),
+    const int fa_set[] = {d->fa->ops.apply != NULL, d->fa->ops.serve != NULL};
+    static const char *const fa_names[] = {"apply", "serve"};
+    _Static_assert(sizeof(lci_fa_ops_t) == 2 * sizeof(void (*)(void)),
                    "lci_decomp_check must check every fa op");
 
     const char *missing = first_null(rx_set, rx_names, 8);
@@ -187,7 +187,7 @@ lci_status_t lci_decomp_check(const lci_decomp_t *d, char *err, size_t errlen)
                    "NULL",
                    d->name, d->mc->name, missing);
     }
-    missing = first_null(fa_set, fa_names, 1);
+    missing = first_null(fa_set, fa_names, 2);
     if (missing != NULL) {
         CHECK_FAIL("decomposition '%s': fa component '%s' leaves op '%s' "
                    "NULL",

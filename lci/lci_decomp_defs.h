@@ -22,7 +22,7 @@
         .abi = LCI_POLICY_ABI,                                                 \
         .rx = &lci_rx_none_component, .rx_place = LCI_PLACE_NI,                \
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
-        .fa = &lci_fa_ni_component, .fa_place = LCI_PLACE_NI,                  \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                  \
     }
 
 #define LCI_DECOMP_RXNO_MH_INIT                                                \
@@ -33,7 +33,7 @@
         .abi = LCI_POLICY_ABI,                                                 \
         .rx = &lci_rx_none_component, .rx_place = LCI_PLACE_NI,                \
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
-        .fa = &lci_fa_ni_component, .fa_place = LCI_PLACE_NI,                  \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                  \
     }
 
 #define LCI_DECOMP_RXNI_MNI_INIT                                               \
@@ -44,7 +44,7 @@
         .abi = LCI_POLICY_ABI,                                                 \
         .rx = &lci_rx_gbn_component, .rx_place = LCI_PLACE_NI,                 \
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
-        .fa = &lci_fa_ni_component, .fa_place = LCI_PLACE_NI,                  \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                  \
     }
 
 #define LCI_DECOMP_RXNI_MH_INIT                                                \
@@ -55,7 +55,7 @@
         .abi = LCI_POLICY_ABI,                                                 \
         .rx = &lci_rx_gbn_component, .rx_place = LCI_PLACE_NI,                 \
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
-        .fa = &lci_fa_ni_component, .fa_place = LCI_PLACE_NI,                  \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                  \
     }
 
 #define LCI_DECOMP_RXH_MH_INIT                                                 \
@@ -66,7 +66,7 @@
         .abi = LCI_POLICY_ABI,                                                 \
         .rx = &lci_rx_gbn_component, .rx_place = LCI_PLACE_HOST,               \
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
-        .fa = &lci_fa_ni_component, .fa_place = LCI_PLACE_HOST,                \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                \
     }
 /* clang-format on */
 

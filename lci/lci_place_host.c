@@ -452,19 +452,16 @@ void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
 void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
 {
     lci_fa_msg_t msg;
-    if (hdr->len != sizeof msg) {
-        lci_host.ni->counters.drops_malformed++;
-        return;
-    }
-    memcpy(&msg, payload, sizeof msg);
-    if (msg.var >= lci_seg()->cfg.nfa) {
+    memset(&msg, 0, sizeof msg);
+    memcpy(&msg, payload, hdr->len < sizeof msg ? hdr->len : sizeof msg);
+    /* The same operation the NI placement runs, on host memory. */
+    if (!lci_decomp_active->fa->ops.apply(lci_host.fa_vars,
+                                          lci_seg()->cfg.nfa, &msg,
+                                          hdr->len)) {
         lci_host.ni->counters.drops_malformed++;
         return;
     }
     lci_host_charge(lci_host.prof->host_fa_ns);
-    int64_t old = lci_host.fa_vars[msg.var];
-    lci_host.fa_vars[msg.var] = (int64_t)((uint64_t)old + (uint64_t)msg.value);
-    msg.value = old;
     lci_packet_t *packet;
     lci_host.forwarding = 1; /* wait for a buffer without delivering */
     lci_status_t st = lci_host_packet_get(&packet, 1);

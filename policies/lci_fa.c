@@ -7,24 +7,30 @@
 #include "lci_decomp.h"
 #include "lci_fw.h"
 
+static int fa_apply(int64_t *vars, uint32_t nvars, lci_fa_msg_t *msg,
+                    size_t len)
+{
+    if (len != sizeof *msg || msg->var >= nvars) {
+        return 0;
+    }
+    int64_t old = vars[msg->var];
+    /* Wraps around like the hardware would, without signed overflow. */
+    vars[msg->var] = (int64_t)((uint64_t)old + (uint64_t)msg->value);
+    msg->value = old;
+    return 1;
+}
+
 static void fa_serve(lci_ni_t *ni, uint32_t buf)
 {
     lci_wire_hdr_t *hdr = lci_ni_buf_hdr(ni, buf);
     lci_fa_msg_t msg;
-    if (hdr->len != sizeof msg) {
-        ni->counters.drops_malformed++;
-        return;
-    }
-    memcpy(&msg, hdr + 1, sizeof msg);
-    if (msg.var >= ni->nfa) {
+    memset(&msg, 0, sizeof msg);
+    memcpy(&msg, hdr + 1, hdr->len < sizeof msg ? hdr->len : sizeof msg);
+    if (!fa_apply(lci_ni_fa(ni, 0), ni->nfa, &msg, hdr->len)) {
         ni->counters.drops_malformed++;
         return;
     }
     lci_fw_charge(ni, lci_prof()->ni_fa_ns);
-    int64_t *var = lci_ni_fa(ni, msg.var);
-    int64_t old = *var;
-    *var = (int64_t)((uint64_t)old + (uint64_t)msg.value); /* wraps, no UB */
-    msg.value = old;
     memcpy(hdr + 1, &msg, sizeof msg);
     lci_wire_hdr_t reply = *hdr;
     reply.type = LCI_PKT_FA_REP;
@@ -34,9 +40,10 @@ static void fa_serve(lci_ni_t *ni, uint32_t buf)
     lci_fw_send(ni, buf, &reply);
 }
 
-const lci_fa_component_t lci_fa_ni_component = {
+const lci_fa_component_t lci_fa_component = {
     .name = "fa",
-    .description = "fetch-and-add server on NI-resident variables",
+    .description = "fetch-and-add server (NI-resident or host-resident "
+                   "variables)",
     .abi = LCI_POLICY_ABI,
-    .ops = {.serve = fa_serve},
+    .ops = {.apply = fa_apply, .serve = fa_serve},
 };

@@ -96,9 +96,23 @@ typedef struct {
 } lci_mc_component_t;
 
 /* ---- fa: the fetch-and-add server -------------------------------------- */
+
+/* A fetch-and-add request or reply payload. */
 typedef struct {
-    /* Serves a request in receive buffer buf: applies it and sends the
-     * reply from the same buffer. */
+    uint32_t var;
+    uint32_t token;
+    int64_t value; /* request: the addend; reply: the old value */
+} lci_fa_msg_t;
+
+typedef struct {
+    /* The operation itself, the same on either side: applies request msg
+     * (len bytes) to vars and turns msg into the reply (the old value).
+     * Returns 0 for a malformed request, which is dropped. */
+    int (*apply)(int64_t *vars, uint32_t nvars, lci_fa_msg_t *msg,
+                 size_t len);
+    /* Placed on the NI: serves a request in receive buffer buf and replies
+     * from the same buffer (no copy).  The host placement serves from
+     * host memory (lci/lci_place_host.c) with apply(). */
     void (*serve)(lci_ni_t *ni, uint32_t buf);
 } lci_fa_ops_t;
 
@@ -109,16 +123,9 @@ typedef struct {
     lci_fa_ops_t ops;
 } lci_fa_component_t;
 
-/* A fetch-and-add request or reply payload. */
-typedef struct {
-    uint32_t var;
-    uint32_t token;
-    int64_t value; /* request: the addend; reply: the old value */
-} lci_fa_msg_t;
-
 extern const lci_rx_component_t lci_rx_none_component;
 extern const lci_rx_component_t lci_rx_gbn_component;
 extern const lci_mc_component_t lci_mc_tree_component;
-extern const lci_fa_component_t lci_fa_ni_component;
+extern const lci_fa_component_t lci_fa_component;
 
 #endif

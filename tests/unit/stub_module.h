@@ -58,6 +58,13 @@ static inline void stub_serve(lci_ni_t *ni, uint32_t buf)
 {
 }
 
+static inline int stub_apply(int64_t *vars, uint32_t nvars, lci_fa_msg_t *msg,
+                             size_t len)
+{
+    (void)vars, (void)nvars, (void)msg, (void)len;
+    return 0;
+}
+
 #define STUB_RX_OPS                                                            \
     {                                                                          \
         .state_size = stub_state_size, .timers = stub_timers,                  \
@@ -77,7 +84,7 @@ static const lci_fa_component_t stub_fa = {
     .name = "stub-fa",
     .description = "test stub",
     .abi = LCI_POLICY_ABI,
-    .ops = {.serve = stub_serve},
+    .ops = {.apply = stub_apply, .serve = stub_serve},
 };
 
 extern const lci_decomp_t lci_decomp_module;

@@ -65,6 +65,7 @@ static void every_builtin_is_complete_and_of_the_current_abi(void)
                   o->accept && o->released && o->timer && o->pending);
         CU_ASSERT_PTR_NOT_NULL(d->mc->ops.forward);
         CU_ASSERT_PTR_NOT_NULL(d->fa->ops.serve);
+        CU_ASSERT_PTR_NOT_NULL(d->fa->ops.apply);
         char err[512] = "";
         CU_ASSERT_EQUAL(lci_decomp_check(d, err, sizeof err), LCI_OK);
     }
