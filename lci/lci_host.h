@@ -47,6 +47,8 @@ typedef struct {
     int finalizing; /* in lci_finalize, past the final barrier */
     int nopoll_done; /* the nopoll fault has happened */
     uint64_t upcalls; /* upcalls and error upcalls made so far */
+    uint64_t left_at; /* clock when the host last left LCI (to compute) */
+    uint64_t watchdog_from; /* timers due before this were interrupted for */
     uint8_t *unreachable; /* per node: a packet to it came back */
 
     /* receive ring and host receive buffers */

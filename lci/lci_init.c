@@ -88,6 +88,7 @@ int lci_host_enter(void)
 
 void lci_host_leave(void)
 {
+    lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
         lci_host.last_cpu_ns = lci_host_cpu_ns();
     }
@@ -351,9 +352,9 @@ lci_status_t lci_compute(double seconds)
                          "lci_compute: %g seconds is not in [0, 1e6]", seconds);
     }
     lci_host_account();
+    lci_host_leave(); /* computing: the host polls nothing meanwhile */
     lci_host.hs->clock += (uint64_t)(seconds * 1e9 + 0.5);
     lci_host.computed_since_poll = 1;
-    lci_host_leave();
     return LCI_OK;
 }
 

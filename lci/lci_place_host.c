@@ -323,8 +323,21 @@ uint64_t lci_host_timers_next(void)
 
 void lci_host_timers_run(void)
 {
-    if (lci_host.timers &&
-        lci_timer_wheel_next_expiry(lci_host.timers) <= lci_host.hs->clock) {
+    if (lci_host.timers == NULL) {
+        return;
+    }
+    uint64_t due = lci_timer_wheel_next_expiry(lci_host.timers);
+    if (due > lci_host.watchdog_from &&
+        due + (uint64_t)lci_host.prof->watchdog_ns < lci_host.hs->clock &&
+        due > lci_host.left_at) {
+        /* A soft timer fell due while the host computed and did not poll:
+         * the NI's clock interrupt (after the polling watchdog's delay)
+         * is the backup that brings the host in. */
+        lci_host.ni->counters.interrupts++;
+        lci_host_charge(lci_host.prof->host_intr_ns);
+        lci_host.watchdog_from = lci_host.hs->clock;
+    }
+    if (due <= lci_host.hs->clock) {
         lci_timer_wheel_advance(lci_host.timers, lci_host.hs->clock, fire,
                                 NULL);
     }
