@@ -125,9 +125,11 @@ static void print_stats(lci_seg_t *seg)
     lci_counters_t sum;
     memset(&sum, 0, sizeof sum);
     fprintf(stderr,
-            "%5s %9s %9s %9s %8s %9s %9s %7s %7s %6s %11s %11s\n", "node",
-            "data", "mcast", "ack", "fa", "recv", "delivered", "drops",
-            "stalls", "intr", "host_us", "ni_us");
+            "%5s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %6s %6s %6s %5s %6s "
+            "%10s %10s\n",
+            "node", "data", "mcast", "ack", "nack", "fa", "recv", "deliv",
+            "retx", "crc", "nobuf", "seq", "malf", "stalls", "intr", "retn",
+            "host_us", "ni_us");
     for (uint32_t k = 0; k <= n; k++) {
         lci_counters_t c;
         if (k < n) {
@@ -145,18 +147,23 @@ static void print_stats(lci_seg_t *seg)
         char name[16];
         snprintf(name, sizeof name, k < n ? "%u" : "sum", k);
         fprintf(stderr,
-                "%5s %9llu %9llu %9llu %8llu %9llu %9llu %7llu %7llu %6llu "
-                "%11.1f %11.1f\n",
+                "%5s %8llu %8llu %7llu %6llu %6llu %8llu %8llu %6llu %6llu "
+                "%6llu %6llu %6llu %6llu %5llu %6llu %10.1f %10.1f\n",
                 name, (unsigned long long)c.pkts_sent_data,
                 (unsigned long long)c.pkts_sent_mcast,
                 (unsigned long long)c.pkts_sent_ack,
+                (unsigned long long)c.pkts_sent_nack,
                 (unsigned long long)c.pkts_sent_fa,
                 (unsigned long long)c.pkts_recv,
                 (unsigned long long)c.pkts_delivered,
-                (unsigned long long)(c.drops_crc + c.drops_nobuf +
-                                     c.drops_seq + c.drops_malformed),
+                (unsigned long long)c.retransmissions,
+                (unsigned long long)c.drops_crc,
+                (unsigned long long)c.drops_nobuf,
+                (unsigned long long)c.drops_seq,
+                (unsigned long long)c.drops_malformed,
                 (unsigned long long)c.window_stalls,
-                (unsigned long long)c.interrupts, c.host_busy_ns / 1000.0,
+                (unsigned long long)c.interrupts,
+                (unsigned long long)c.pkts_returned, c.host_busy_ns / 1000.0,
                 c.ni_busy_ns / 1000.0);
     }
 }
