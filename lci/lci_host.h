@@ -49,6 +49,7 @@ typedef struct {
     uint64_t upcalls; /* upcalls and error upcalls made so far */
     uint64_t left_at; /* clock when the host last left LCI (to compute) */
     uint64_t watchdog_from; /* timers due before this were interrupted for */
+    uint64_t entered_at;    /* clock when the host last entered LCI */
     uint8_t *unreachable; /* per node: a packet to it came back */
 
     /* receive ring and host receive buffers */
@@ -155,6 +156,9 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
 /* Runs an arrival through the host's reliability module, if it has one:
  * 1 to deliver it, 0 if consumed or dropped. */
 int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf);
+/* Whether the host's reliability module has packets not yet
+ * acknowledged. */
+int lci_host_rx_waiting(void);
 /* Soft timers: the next expiry (LCI_TIME_INF if none), and firing every
  * timer due at the host's clock. */
 uint64_t lci_host_timers_next(void);

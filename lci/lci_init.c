@@ -50,6 +50,7 @@ void lci_host_account(void)
 {
     host_faults();
     if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED) {
+        lci_host.entered_at = lci_host.hs->clock;
         return;
     }
     uint64_t now = lci_host_cpu_ns();
@@ -60,6 +61,7 @@ void lci_host_account(void)
         lci_host.hs->clock += charged;
         lci_host.computed_since_poll = 1;
     }
+    lci_host.entered_at = lci_host.hs->clock;
 }
 
 void lci_host_charge(double ns)

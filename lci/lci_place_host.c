@@ -298,6 +298,12 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
                                     &hdr);
 }
 
+int lci_host_rx_waiting(void)
+{
+    return rx_on_host() &&
+           lci_decomp_active->rx->ops.pending(lci_host.rx_state) > 0;
+}
+
 int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
 {
     if (!rx_on_host()) {
@@ -327,9 +333,8 @@ void lci_host_timers_run(void)
         return;
     }
     uint64_t due = lci_timer_wheel_next_expiry(lci_host.timers);
-    if (due > lci_host.watchdog_from &&
-        due + (uint64_t)lci_host.prof->watchdog_ns < lci_host.hs->clock &&
-        due > lci_host.left_at) {
+    if (due > lci_host.watchdog_from && due > lci_host.left_at &&
+        due + (uint64_t)lci_host.prof->watchdog_ns < lci_host.entered_at) {
         /* A soft timer fell due while the host computed and did not poll:
          * the NI's clock interrupt (after the polling watchdog's delay)
          * is the backup that brings the host in. */
