@@ -45,6 +45,7 @@ typedef struct {
     int in_upcall;
     int forwarding; /* M_h: waiting for a buffer to forward into */
     int finalizing; /* in lci_finalize, past the final barrier */
+    int delivering; /* inside lci_host_deliver: no nested deliveries */
     int nopoll_done; /* the nopoll fault has happened */
     uint64_t upcalls; /* upcalls and error upcalls made so far */
     uint64_t left_at; /* clock when the host last left LCI (to compute) */

@@ -81,7 +81,21 @@ static void fa_reply(const void *payload)
     }
 }
 
+static int deliver(uint64_t *next_p);
+
 int lci_host_deliver(uint64_t *next_p)
+{
+    if (lci_host.delivering) {
+        *next_p = LCI_TIME_INF;
+        return 0; /* packets are taken in order, by the outer call */
+    }
+    lci_host.delivering = 1;
+    int n = deliver(next_p);
+    lci_host.delivering = 0;
+    return n;
+}
+
+static int deliver(uint64_t *next_p)
 {
     int n = 0;
     uint32_t node = lci_host.rank;

@@ -49,7 +49,8 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
      * now, after every event already executed.  So a sending host streams
      * on without a process switch. */
     lci_host_account();
-    if (lci_host_rx_waiting() && !lci_host.in_upcall && !lci_host.forwarding) {
+    if (lci_host_rx_waiting() && !lci_host.in_upcall && !lci_host.forwarding &&
+        !lci_host.delivering) {
         /* Reliability on the host: acknowledgements are processed by the
          * host, so a sender with packets in flight takes in the ones that
          * have arrived before it sends more; its window reopens. */
