@@ -106,6 +106,34 @@ typedef struct {
 } lci_cmd_t;
 _Static_assert(sizeof(lci_cmd_t) == 32, "command descriptor is 32 bytes");
 
+/* A command carries the header fields of the packet it asks for: these
+ * two copy them in and out, in one place. */
+static inline void lci_cmd_set_hdr(lci_cmd_t *cmd, const lci_wire_hdr_t *hdr)
+{
+    cmd->len = hdr->len;
+    cmd->dst = hdr->dst;
+    cmd->type = hdr->type;
+    cmd->flags = hdr->flags;
+    cmd->origin = hdr->origin;
+    cmd->group = hdr->group;
+    cmd->seq = hdr->seq;
+    cmd->ack = hdr->ack;
+    cmd->aux = hdr->aux;
+}
+
+static inline void lci_cmd_get_hdr(const lci_cmd_t *cmd, lci_wire_hdr_t *hdr)
+{
+    hdr->len = cmd->len;
+    hdr->dst = cmd->dst;
+    hdr->type = cmd->type;
+    hdr->flags = cmd->flags;
+    hdr->origin = cmd->origin;
+    hdr->group = cmd->group;
+    hdr->seq = cmd->seq;
+    hdr->ack = cmd->ack;
+    hdr->aux = cmd->aux;
+}
+
 /* ---- NI -> host receive ring --------------------------------------- */
 
 /* The host receive ring is a ring of descriptors; each names the host

@@ -242,15 +242,10 @@ static void handle_raw(lci_ni_t *ni, const lci_cmd_t *cmd)
     }
     lci_wire_hdr_t hdr;
     memset(&hdr, 0, sizeof hdr);
-    hdr.type = cmd->type;
-    hdr.flags = cmd->flags;
-    hdr.len = cmd->buf == LCI_NONE ? 0 : cmd->len;
-    hdr.origin = cmd->origin;
-    hdr.dst = cmd->dst;
-    hdr.group = cmd->group;
-    hdr.seq = cmd->seq;
-    hdr.ack = cmd->ack;
-    hdr.aux = cmd->aux;
+    lci_cmd_get_hdr(cmd, &hdr);
+    if (cmd->buf == LCI_NONE) {
+        hdr.len = 0; /* a header-only packet */
+    }
     lci_env_t env = lci_place_ni_env(ni);
     env.ops->transmit(&env, cmd->buf == LCI_NONE ? LCI_BUF_NONE : cmd->buf,
                       &hdr);
@@ -309,10 +304,8 @@ static void handle_command(lci_ni_t *ni)
             ni->counters.drops_malformed++;
             break;
         }
+        lci_cmd_get_hdr(&cmd, &hdr);
         hdr.type = LCI_PKT_MCAST;
-        hdr.dst = cmd.dst;
-        hdr.origin = cmd.origin;
-        hdr.group = cmd.group;
         lci_fw_send(ni, cmd.buf, &hdr);
         break;
     default:

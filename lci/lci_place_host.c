@@ -62,17 +62,9 @@ static void host_transmit(lci_env_t *env, uint32_t buf,
     (void)env;
     lci_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
+    lci_cmd_set_hdr(&cmd, hdr);
     cmd.op = LCI_CMD_RAW;
     cmd.buf = buf == LCI_BUF_NONE ? LCI_NONE : buf;
-    cmd.len = hdr->len;
-    cmd.dst = hdr->dst;
-    cmd.type = hdr->type;
-    cmd.flags = hdr->flags;
-    cmd.origin = hdr->origin;
-    cmd.group = hdr->group;
-    cmd.seq = hdr->seq;
-    cmd.ack = hdr->ack;
-    cmd.aux = hdr->aux;
     lci_host_post(&cmd);
 }
 
@@ -91,9 +83,12 @@ static void host_release(lci_env_t *env, uint32_t buf)
     }
 }
 
-/* Commands still to post for the buffer being forwarded (M_h over RX_no
- * or RX_ni: the NI counts the references). */
-static uint16_t forward_shares;
+/* The host environment's context while it forwards one packet over the
+ * NI's reliability (M_h over RX_no or RX_ni): the NI counts references,
+ * so the first command for the buffer says how many commands share it. */
+typedef struct {
+    uint8_t shares; /* for the next command posted, then 0 */
+} forward_ctx_t;
 
 static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
@@ -102,18 +97,16 @@ static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
         lci_decomp_active->rx->ops.send(lci_host.rx_state, env, buf, hdr);
         return;
     }
+    forward_ctx_t *fwd = env->ctx;
     lci_cmd_t cmd;
     memset(&cmd, 0, sizeof cmd);
+    lci_cmd_set_hdr(&cmd, hdr);
     cmd.op = LCI_CMD_FWD;
     cmd.buf = buf;
-    cmd.len = hdr->len;
-    cmd.dst = hdr->dst;
-    cmd.flags = hdr->flags;
-    cmd.origin = hdr->origin;
-    cmd.group = hdr->group;
-    cmd.aux = hdr->aux;
-    cmd.shares = (uint8_t)forward_shares;
-    forward_shares = 0;
+    cmd.shares = fwd ? fwd->shares : 1;
+    if (fwd) {
+        fwd->shares = 0;
+    }
     lci_host_post(&cmd);
 }
 
@@ -368,7 +361,8 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
         return;
     }
     packet->in_use = 0; /* the NI owns it: each child's command holds it */
-    forward_shares = (uint16_t)nchildren;
+    forward_ctx_t fwd = {.shares = (uint8_t)nchildren};
+    env.ctx = &fwd;
     lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),
                                        packet->buf, &h);
 }
