@@ -1,0 +1,158 @@
+/*
+ * test_panda.c - Panda through lci-run (CUnit): RPC of 0 B to 1 MiB,
+ * one-way messages whose fragments interleave, unordered and
+ * totally-ordered broadcast from every node at once, Panda-MT with
+ * blocking threads, on every decomposition and, on the retransmitting
+ * ones, over a lossy wire.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "e2e_runner.h"
+
+#define RPC e2e_prog_path("tests/pps/panda_rpc")
+#define BCAST e2e_prog_path("tests/pps/panda_bcast")
+#define MT e2e_prog_path("tests/pps/panda_mt")
+
+#define LOSSY "drop=0.02,seed=4"
+
+static void expect_ok(struct e2e_run *r)
+{
+    e2e_expect_success(r);
+    e2e_run_free(r);
+}
+
+/* RPC and one-way messages, then both broadcasts, single-threaded; then
+ * Panda-MT; all on decomposition d, over a lossy wire if lossy. */
+static void check_decomp(const char *d, int lossy)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(d)) {
+        return;
+    }
+    /* A reliable wire gets a harmless option in the fault's place. */
+    const char *opt = lossy ? "--fault" : "--seed";
+    const char *val = lossy ? LOSSY : "1";
+    e2e_run(&r, "-n", "3", "--decomp", d, opt, val, RPC, NULL);
+    expect_ok(&r);
+    e2e_run(&r, "-n", "5", "--decomp", d, opt, val, RPC, "--max", "8192",
+            NULL);
+    expect_ok(&r);
+    e2e_run(&r, "-n", "7", "--decomp", d, opt, val, BCAST, "-k", "8", NULL);
+    expect_ok(&r);
+    e2e_run(&r, "-n", "4", "--decomp", d, opt, val, MT, "--mt", "-k", "6",
+            NULL);
+    expect_ok(&r);
+}
+
+#define DECOMP_TEST(fn, name, lossy)                                          \
+    static void fn(void)                                                      \
+    {                                                                         \
+        check_decomp(name, lossy);                                            \
+    }
+DECOMP_TEST(test_rxno_mni_rpc_oneway_broadcasts_and_threads, "rxno-mni", 0)
+DECOMP_TEST(test_rxno_mh_rpc_oneway_broadcasts_and_threads, "rxno-mh", 0)
+DECOMP_TEST(test_rxni_mni_rpc_oneway_broadcasts_and_threads, "rxni-mni", 0)
+DECOMP_TEST(test_rxni_mh_rpc_oneway_broadcasts_and_threads, "rxni-mh", 0)
+DECOMP_TEST(test_rxh_mh_rpc_oneway_broadcasts_and_threads, "rxh-mh", 0)
+DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
+DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
+DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
+
+static void test_rpc_1_mib_multithreaded_round_trips(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", RPC, "--mt", NULL);
+    expect_ok(&r);
+}
+
+static void test_ordered_broadcast_64_nodes_one_order(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "64", BCAST, "-k", "2", NULL);
+    expect_ok(&r);
+}
+
+static void test_ordered_broadcast_multithreaded_one_order(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "6", BCAST, "--mt", "-k", "6", NULL);
+    expect_ok(&r);
+}
+
+/* Panda-MT hands the node from thread to thread at fixed points only, so
+ * the same seed must give the same trace. */
+static void test_multithreaded_run_is_deterministic(void)
+{
+    struct e2e_run a, b;
+    char ha[19], hb[19];
+    e2e_run(&a, "-n", "4", "--seed", "9", "--compute", "zero", "--trace-hash",
+            MT, "--mt", "-t", "4", "-k", "8", NULL);
+    e2e_run(&b, "-n", "4", "--seed", "9", "--compute", "zero", "--trace-hash",
+            MT, "--mt", "-t", "4", "-k", "8", NULL);
+    e2e_expect_success(&a);
+    e2e_expect_success(&b);
+    CU_ASSERT_FATAL(e2e_trace_hash(&a, ha) && e2e_trace_hash(&b, hb));
+    if (strcmp(ha, hb) != 0) {
+        printf("\n    same seed, different trace hashes: %s vs %s", ha, hb);
+    }
+    CU_ASSERT_STRING_EQUAL(ha, hb);
+    e2e_run_free(&a);
+    e2e_run_free(&b);
+}
+
+static void test_thread_calls_in_single_threaded_panda_fail(void)
+{
+    struct e2e_run r;
+    /* panda_mt insists on Panda-MT and says so. */
+    e2e_run(&r, "-n", "2", MT, NULL);
+    e2e_expect_failure(&r, "run with --mt", NULL);
+    e2e_run_free(&r);
+}
+
+int main(void)
+{
+    static const struct {
+        const char *name;
+        CU_TestFunc func;
+    } tests[] = {
+#define T(f) {#f, test_##f}
+        T(rxno_mni_rpc_oneway_broadcasts_and_threads),
+        T(rxno_mh_rpc_oneway_broadcasts_and_threads),
+        T(rxni_mni_rpc_oneway_broadcasts_and_threads),
+        T(rxni_mh_rpc_oneway_broadcasts_and_threads),
+        T(rxh_mh_rpc_oneway_broadcasts_and_threads),
+        T(rxni_mni_survives_drops),
+        T(rxni_mh_survives_drops),
+        T(rxh_mh_survives_drops),
+        T(rpc_1_mib_multithreaded_round_trips),
+        T(ordered_broadcast_64_nodes_one_order),
+        T(ordered_broadcast_multithreaded_one_order),
+        T(multithreaded_run_is_deterministic),
+        T(thread_calls_in_single_threaded_panda_fail),
+#undef T
+    };
+    if (e2e_runner_init() != 0) {
+        return 99;
+    }
+    CU_pSuite s;
+    if (CU_initialize_registry() != CUE_SUCCESS ||
+        (s = CU_add_suite("panda", NULL, NULL)) == NULL) {
+        return 99;
+    }
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        if (CU_add_test(s, tests[i].name, tests[i].func) == NULL) {
+            return 99;
+        }
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed =
+        CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    printf("\n");
+    CU_cleanup_registry();
+    e2e_runner_cleanup();
+    return failed == 0 ? 0 : 1;
+}
