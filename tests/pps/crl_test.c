@@ -1,0 +1,120 @@
+/*
+ * crl_test.c - CRL end to end (CUnit): runs the CRL node programs through
+ * lci-run on the simulated cluster, on every decomposition, and with
+ * dropped packets on the ones that retransmit.
+ *
+ * crl_coherence checks sequentially consistent reads and writes of shared
+ * regions and an exact counter; crl_api checks status codes, big regions,
+ * broadcast, reductions and delete.  Each program exits 0 only if all its
+ * checks passed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "e2e_runner.h"
+
+#define COHERENCE e2e_prog_path("tests/pps/crl_coherence")
+#define CRL_API e2e_prog_path("tests/pps/crl_api")
+
+static int is_rx_no(const char *d)
+{
+    return strncmp(d, "rxno", 4) == 0;
+}
+
+static void run_ok(const char *n, const char *decomp, const char *fault,
+                   const char *prog, const char *k)
+{
+    struct e2e_run r;
+    if (fault != NULL) {
+        e2e_run(&r, "-n", n, "--decomp", decomp, "--fault", fault, prog, "-k",
+                k, NULL);
+    } else {
+        e2e_run(&r, "-n", n, "--decomp", decomp, prog, "-k", k, NULL);
+    }
+    if (e2e_expect_success(&r)) {
+        CU_ASSERT(e2e_contains(r.out, ": OK"));
+    }
+    e2e_run_free(&r);
+}
+
+static void check_decomp(const char *d)
+{
+    if (e2e_skip_unless_offered(d)) {
+        return;
+    }
+    run_ok("2", d, NULL, COHERENCE, "200");
+    run_ok("7", d, NULL, COHERENCE, "300");
+    run_ok("3", d, NULL, CRL_API, "1");
+    if (!is_rx_no(d)) {
+        run_ok("5", d, "drop=0.02,seed=4", COHERENCE, "200");
+        run_ok("3", d, "drop=0.05,seed=5", CRL_API, "1");
+    }
+}
+
+#define DECOMP_TEST(id, name)                                                  \
+    static void test_crl_is_coherent_on_##id(void)                             \
+    {                                                                          \
+        check_decomp(name);                                                    \
+    }
+
+DECOMP_TEST(rxno_mni, "rxno-mni")
+DECOMP_TEST(rxno_mh, "rxno-mh")
+DECOMP_TEST(rxni_mni, "rxni-mni")
+DECOMP_TEST(rxni_mh, "rxni-mh")
+DECOMP_TEST(rxh_mh, "rxh-mh")
+
+static void test_crl_is_coherent_on_64_nodes(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "64", COHERENCE, "-k", "40", "--regions", "2", NULL);
+    if (e2e_expect_success(&r)) {
+        CU_ASSERT(e2e_contains(r.out, "64 nodes"));
+    }
+    e2e_run_free(&r);
+}
+
+/* The node program reports what it rejects and exits nonzero, which is
+ * how every broken invariant it checks shows up in the tests above. */
+static void test_crl_program_rejects_a_bad_option(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", COHERENCE, "--regions", "0", NULL);
+    e2e_expect_failure(&r, "out of range", NULL);
+    e2e_run_free(&r);
+}
+
+int main(void)
+{
+    if (e2e_runner_init() != 0) {
+        return 99;
+    }
+    CU_pSuite s;
+    if (CU_initialize_registry() != CUE_SUCCESS ||
+        (s = CU_add_suite("crl", NULL, NULL)) == NULL) {
+        fprintf(stderr, "crl_test: CUnit: %s\n", CU_get_error_msg());
+        return 99;
+    }
+    CU_add_test(s, "crl_is_coherent_on_rxno_mni",
+                test_crl_is_coherent_on_rxno_mni);
+    CU_add_test(s, "crl_is_coherent_on_rxno_mh",
+                test_crl_is_coherent_on_rxno_mh);
+    CU_add_test(s, "crl_is_coherent_on_rxni_mni",
+                test_crl_is_coherent_on_rxni_mni);
+    CU_add_test(s, "crl_is_coherent_on_rxni_mh",
+                test_crl_is_coherent_on_rxni_mh);
+    CU_add_test(s, "crl_is_coherent_on_rxh_mh",
+                test_crl_is_coherent_on_rxh_mh);
+    CU_add_test(s, "crl_is_coherent_on_64_nodes",
+                test_crl_is_coherent_on_64_nodes);
+    CU_add_test(s, "crl_program_rejects_a_bad_option",
+                test_crl_program_rejects_a_bad_option);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed =
+        CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    e2e_runner_cleanup();
+    return failed == 0 ? 0 : 1;
+}
