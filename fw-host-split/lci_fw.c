@@ -9,13 +9,16 @@
 #include "lci_hw.h"
 #include "lci_place.h"
 #include "lci_sched.h"
+#include "lci_timeline.h"
 #include "lci_timer_wheel.h"
 
 /* ---- services -------------------------------------------------------- */
 
-void lci_fw_charge(lci_ni_t *ni, double ns)
+void lci_fw_charge(lci_ni_t *ni, const char *what, double ns)
 {
+    uint64_t start = ni->now;
     ni->now += (uint64_t)(ns + 0.5);
+    lci_timeline_span(ni->node, LCI_TRACK_NI, what, start, ni->now);
 }
 
 void lci_fw_fail(lci_ni_t *ni, uint32_t fault, uint32_t a, uint32_t b,
@@ -166,7 +169,7 @@ void lci_fw_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
  * buffer, and hands everything else, acknowledgements included, up. */
 static void handle_arrival_for_host(lci_ni_t *ni, const lci_rxq_entry_t *e)
 {
-    lci_fw_charge(ni, lci_prof()->ni_rx_ns);
+    lci_fw_charge(ni, "rx", lci_prof()->ni_rx_ns);
     if (e->status == LCI_HW_CRC) {
         ni->counters.drops_crc++;
     } else if (e->buf == LCI_NONE) {
@@ -186,7 +189,7 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
         handle_arrival_for_host(ni, e);
         return;
     }
-    lci_fw_charge(ni, lci_prof()->ni_rx_ns);
+    lci_fw_charge(ni, "rx", lci_prof()->ni_rx_ns);
     lci_env_t env = lci_place_ni_env(ni);
     uint32_t buf = e->buf;
     if (!dc->rx->ops.accept(lci_place_ni_rx_state(ni), &env,
@@ -255,7 +258,7 @@ static void handle_command(lci_ni_t *ni)
 {
     const lci_decomp_t *dc = lci_decomp_active;
     lci_cmd_t cmd = *lci_ni_cmd(ni, ni->ni_cmd_cons++);
-    lci_fw_charge(ni, lci_prof()->ni_cmd_ns);
+    lci_fw_charge(ni, "cmd", lci_prof()->ni_cmd_ns);
     if (cmd.op == LCI_CMD_RAW) {
         handle_raw(ni, &cmd);
         return;
@@ -333,14 +336,14 @@ static int fw_step(lci_ni_t *ni)
             uint32_t buf = d->buf;
             ni->dma_head = (ni->dma_head + 1) % ni->dma_cap;
             ni->dma_count--;
-            lci_fw_charge(ni, p->ni_rx_post_ns);
+            lci_fw_charge(ni, "rx_post", p->ni_rx_post_ns);
             lci_fw_buf_put(ni, ni->now, buf);
             return 1;
         }
     }
     uint32_t buf = lci_ni_fifo_pop(ni, &ni->tx_freed);
     if (buf != LCI_NONE) {
-        lci_fw_charge(ni, p->ni_credit_ns);
+        lci_fw_charge(ni, "credit", p->ni_credit_ns);
         lci_fw_buf_put(ni, ni->now, buf);
         return 1;
     }

@@ -37,8 +37,9 @@ void lci_fw_on_intr_enable(const lci_event_t *ev);
 
 /* ---- services for policies (run inside a firmware handler) ---- */
 
-/* Charges ns of NI processor time to the running handler. */
-void lci_fw_charge(lci_ni_t *ni, double ns);
+/* Charges ns of NI processor time to the running handler; what names the
+ * work on the timeline. */
+void lci_fw_charge(lci_ni_t *ni, const char *what, double ns);
 
 /* Gives buffer buf (header hdr) to the rx module for the wire; takes a
  * reference for it. */

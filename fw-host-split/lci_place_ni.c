@@ -23,26 +23,32 @@ static void ni_charge(lci_env_t *env, lci_cost_t what)
 {
     const lci_profile_t *p = lci_prof();
     double ns = 0;
+    const char *name = "";
     switch (what) {
     case LCI_COST_ACK:
+        name = "ack";
         ns = p->ni_credit_ns;
         break;
     case LCI_COST_FORWARD:
+        name = "mcast_fwd";
         ns = p->ni_mcast_fwd_ns;
         break;
     case LCI_COST_REL_SEND:
+        name = "rel_tx";
         ns = p->ni_rel_tx_ns;
         break;
     case LCI_COST_REL_RECV:
+        name = "rel_rx";
         ns = p->ni_rel_rx_ns;
         break;
     case LCI_COST_TIMER:
+        name = "timer";
         ns = p->ni_timer_ns;
         break;
     case LCI_COST_COUNT:
         break;
     }
-    lci_fw_charge(ni_of(env), ns);
+    lci_fw_charge(ni_of(env), name, ns);
 }
 
 static void count_sent(lci_ni_t *ni, uint8_t type)
@@ -68,7 +74,7 @@ static void ni_transmit(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
     lci_ni_t *ni = ni_of(env);
     lci_wire_hdr_t h = *hdr;
     h.hop_src = (uint16_t)ni->node;
-    lci_fw_charge(ni, lci_prof()->ni_tx_ns);
+    lci_fw_charge(ni, "tx", lci_prof()->ni_tx_ns);
     count_sent(ni, h.type);
     const void *payload = NULL;
     if (buf != LCI_BUF_NONE) {

@@ -51,6 +51,7 @@ typedef struct {
     uint64_t left_at; /* clock when the host last left LCI (to compute) */
     uint64_t watchdog_from; /* timers due before this were interrupted for */
     uint64_t entered_at;    /* clock when the host last entered LCI */
+    int in_lci; /* inside an LCI call: inner entries keep entered_at */
     uint8_t *unreachable; /* per node: a packet to it came back */
 
     /* receive ring and host receive buffers */
@@ -105,8 +106,8 @@ lci_status_t lci_error(lci_status_t status, const char *fmt, ...)
 int lci_host_enter(void);
 /* Leaving LCI: application compute is measured from here. */
 void lci_host_leave(void);
-/* Charges ns of host time for LCI work. */
-void lci_host_charge(double ns);
+/* Charges ns of host time for LCI work; what names it on the timeline. */
+void lci_host_charge(const char *what, double ns);
 /* Compute accounting only (no scheduling): for calls that observe
  * nothing. */
 void lci_host_account(void);

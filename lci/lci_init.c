@@ -15,6 +15,7 @@
 #include "lci_decomp.h"
 #include "lci_host.h"
 #include "lci_options.h"
+#include "lci_timeline.h"
 
 lci_host_t lci_host;
 
@@ -46,11 +47,21 @@ static void host_faults(void)
     }
 }
 
+/* Only the outermost entry counts: the library entering itself (a send
+ * inside a poll, say) does not mean the host had stopped polling. */
+static void host_entered(void)
+{
+    if (!lci_host.in_lci) {
+        lci_host.in_lci = 1;
+        lci_host.entered_at = lci_host.hs->clock;
+    }
+}
+
 void lci_host_account(void)
 {
     host_faults();
     if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED) {
-        lci_host.entered_at = lci_host.hs->clock;
+        host_entered();
         return;
     }
     uint64_t now = lci_host_cpu_ns();
@@ -58,15 +69,19 @@ void lci_host_account(void)
     lci_host.last_cpu_ns = now;
     uint64_t charged = (uint64_t)((double)delta * lci_host.prof->host_speed);
     if (charged > 0) {
+        lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "compute",
+                          lci_host.hs->clock, lci_host.hs->clock + charged);
         lci_host.hs->clock += charged;
         lci_host.computed_since_poll = 1;
     }
-    lci_host.entered_at = lci_host.hs->clock;
+    host_entered();
 }
 
-void lci_host_charge(double ns)
+void lci_host_charge(const char *what, double ns)
 {
     uint64_t n = (uint64_t)(ns + 0.5);
+    lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, what, lci_host.hs->clock,
+                      lci_host.hs->clock + n);
     lci_host.hs->clock += n;
     lci_host.hs->busy_ns += n;
 }
@@ -81,7 +96,7 @@ int lci_host_enter(void)
         !lci_host.in_upcall) {
         /* A network interrupt: taken here, at the next LCI call. */
         ni->ni_intr_pending = 0;
-        lci_host_charge(lci_host.prof->host_intr_ns);
+        lci_host_charge("intr", lci_host.prof->host_intr_ns);
         uint64_t next;
         return lci_host_deliver(&next);
     }
@@ -91,6 +106,7 @@ int lci_host_enter(void)
 void lci_host_leave(void)
 {
     lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
+    lci_host.in_lci = 0;
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
         lci_host.last_cpu_ns = lci_host_cpu_ns();
     }
@@ -248,6 +264,10 @@ lci_status_t lci_init(int *argc, char ***argv)
     if (st != LCI_OK) {
         return st;
     }
+    if (lci_timeline_open() != 0) {
+        return lci_error(LCI_ERR_PLATFORM, "lci_init: cannot open the timeline %s: %s",
+                         getenv(LCI_TIMELINE_ENV), strerror(errno));
+    }
     lci_seg_t *s = lci_seg();
     lci_host.size = s->cfg.nnodes;
     lci_host.ni = lci_world_ni(lci_host.rank);
@@ -372,7 +392,7 @@ lci_status_t lci_copy(void *dst, const void *src, size_t len)
     }
     /* Charged from the profile; the real copy is not also charged as
      * measured compute. */
-    lci_host_charge((double)len * 1000.0 / lci_host.prof->host_copy_mb_s);
+    lci_host_charge("copy", (double)len * 1000.0 / lci_host.prof->host_copy_mb_s);
     lci_host_leave();
     return LCI_OK;
 }

@@ -36,19 +36,19 @@ static void host_charge(lci_env_t *env, lci_cost_t what)
     const lci_profile_t *p = lci_host.prof;
     switch (what) {
     case LCI_COST_ACK:
-        lci_host_charge(p->host_ack_ns);
+        lci_host_charge("ack", p->host_ack_ns);
         break;
     case LCI_COST_REL_SEND:
-        lci_host_charge(p->host_rel_tx_ns);
+        lci_host_charge("rel_tx", p->host_rel_tx_ns);
         break;
     case LCI_COST_REL_RECV:
-        lci_host_charge(p->host_rel_rx_ns);
+        lci_host_charge("rel_rx", p->host_rel_rx_ns);
         break;
     case LCI_COST_TIMER:
-        lci_host_charge(p->host_timer_ns);
+        lci_host_charge("timer", p->host_timer_ns);
         break;
     case LCI_COST_FORWARD:
-        lci_host_charge(p->host_mcast_fwd_ns);
+        lci_host_charge("mcast_fwd", p->host_mcast_fwd_ns);
         break;
     case LCI_COST_COUNT:
         break;
@@ -326,13 +326,14 @@ void lci_host_timers_run(void)
         return;
     }
     uint64_t due = lci_timer_wheel_next_expiry(lci_host.timers);
-    if (due > lci_host.watchdog_from && due > lci_host.left_at &&
+    if (due != LCI_TIME_INF && due > lci_host.watchdog_from &&
+        due > lci_host.left_at &&
         due + (uint64_t)lci_host.prof->watchdog_ns < lci_host.entered_at) {
         /* A soft timer fell due while the host computed and did not poll:
          * the NI's clock interrupt (after the polling watchdog's delay)
          * is the backup that brings the host in. */
         lci_host.ni->counters.interrupts++;
-        lci_host_charge(lci_host.prof->host_intr_ns);
+        lci_host_charge("clock_intr", lci_host.prof->host_intr_ns);
         lci_host.watchdog_from = lci_host.hs->clock;
     }
     if (due <= lci_host.hs->clock) {
@@ -349,7 +350,7 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
     lci_ni_t *ni = lci_host.ni;
     memcpy(lci_ni_buf(ni, packet->buf) + sizeof(lci_wire_hdr_t), payload,
            hdr->len);
-    lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
+    lci_host_charge("pio", lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
     lci_env_t env = host_env();
     lci_wire_hdr_t h = *hdr;
     if (rx_on_host()) {
@@ -473,7 +474,7 @@ void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
         lci_host.ni->counters.drops_malformed++;
         return;
     }
-    lci_host_charge(lci_host.prof->host_fa_ns);
+    lci_host_charge("fa", lci_host.prof->host_fa_ns);
     lci_packet_t *packet;
     lci_host.forwarding = 1; /* wait for a buffer without delivering */
     lci_status_t st = lci_host_packet_get(&packet, 1);
@@ -483,6 +484,6 @@ void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
     }
     memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t),
            &msg, sizeof msg);
-    lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)sizeof msg);
+    lci_host_charge("pio", lci_host.prof->host_pio_ns_per_byte * (double)sizeof msg);
     lci_host_submit(packet, LCI_PKT_FA_REP, hdr->origin, sizeof msg, 0);
 }

@@ -59,7 +59,7 @@ static void release_hbuf(uint32_t hbuf)
     lci_hbuf_stack_t *stack = lci_world_hbuf_stack(node);
     lci_world_hbuf_stack_slots(node)[stack->h_count++] = hbuf;
     lci_host.hbuf_released++;
-    lci_host_charge(lci_host.prof->host_release_ns);
+    lci_host_charge("release", lci_host.prof->host_release_ns);
 }
 
 static void report_ring(void)
@@ -128,7 +128,7 @@ static int deliver(uint64_t *next_p)
         /* The descriptor is read: recycle it at once. */
         __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELAXED);
         lci_host.ring_cons++;
-        lci_host_charge(lci_host.prof->host_recv_ns);
+        lci_host_charge("recv", lci_host.prof->host_recv_ns);
         if (!lci_host_rx_accept(&hdr, hbuf)) {
             release_hbuf(hbuf); /* an acknowledgement, or out of order */
             continue;
@@ -239,7 +239,7 @@ static int poll_body(int wait)
      * interrupt, or a packet returned when a soft timer gave up. */
     uint64_t before = lci_host.upcalls;
     lci_host_enter();
-    lci_host_charge(lci_host.prof->host_poll_ns);
+    lci_host_charge("poll", lci_host.prof->host_poll_ns);
     lci_host.ni->h_last_poll = lci_host.hs->clock;
     uint64_t next;
     lci_host_deliver(&next);

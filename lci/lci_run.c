@@ -24,6 +24,7 @@
 #include "lci_decomp.h"
 #include "lci_options.h"
 #include "lci_sched.h"
+#include "lci_timeline.h"
 #include "lci_world.h"
 
 static pid_t *pids;
@@ -75,6 +76,10 @@ static void usage(FILE *out)
             "core\n"
             "  --progress                   print a progress line every 5 "
             "seconds\n"
+            "  --timeline FILE              write where host and NI time goes "
+            "as\n"
+            "                               trace-event JSON (Perfetto, "
+            "chrome://tracing)\n"
             "  --list-decomps               list the decompositions and "
             "exit\n"
             "  --help                       this text\n\n"
@@ -198,6 +203,7 @@ int main(int argc, char **argv)
     lci_options_t opt;
     char err[1024];
     int trace_hash = 0, stats = 0, pin = 1, progress = 0;
+    const char *timeline = NULL;
     lci_options_defaults(&opt);
     if (lci_options_from_env(&opt, err, sizeof err) != LCI_OK) {
         fprintf(stderr, "lci-run: %s\n", err);
@@ -235,6 +241,14 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--progress") == 0) {
             progress = 1;
+            continue;
+        }
+        if (strcmp(a, "--timeline") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "lci-run: --timeline expects a file name\n");
+                return 2;
+            }
+            timeline = argv[++i];
             continue;
         }
         const char *name, *value;
@@ -294,6 +308,14 @@ int main(int argc, char **argv)
         lci_decomp_select(opt.cfg.decomp, err, sizeof err) != LCI_OK) {
         fprintf(stderr, "lci-run: %s\n", err);
         return 2;
+    }
+    if (timeline != NULL) {
+        if (lci_timeline_create(timeline, opt.cfg.nnodes) != 0) {
+            fprintf(stderr, "lci-run: cannot create the timeline %s: %s\n",
+                    timeline, strerror(errno));
+            return 1;
+        }
+        setenv(LCI_TIMELINE_ENV, timeline, 1); /* inherited by the nodes */
     }
     opt.cfg.trace_hash = (uint32_t)trace_hash;
     opt.cfg.stats = (uint32_t)stats;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lci_host.h"
+#include "lci_timeline.h"
 
 /* Takes a free send buffer visible at the host's clock; returns 0, or the
  * time a buffer becomes free (LCI_TIME_INF if none is on its way). */
@@ -35,6 +36,7 @@ static void spin_until(uint64_t when)
 {
     uint64_t now = lci_host.hs->clock;
     if (when > now) {
+        lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "wait_buffer", now, when);
         lci_host.hs->clock = when;
         lci_host.hs->busy_ns += when - now;
         lci_host_timers_run(); /* a spinning host polls its soft timers */
@@ -64,7 +66,7 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
         when = try_take(packet_p);
     }
     if (when == 0) {
-        lci_host_charge(lci_host.prof->host_alloc_ns);
+        lci_host_charge("alloc", lci_host.prof->host_alloc_ns);
         return LCI_OK;
     }
     if (!wait) {
@@ -76,7 +78,7 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
     for (;;) {
         when = try_take(packet_p);
         if (when == 0) {
-            lci_host_charge(lci_host.prof->host_alloc_ns);
+            lci_host_charge("alloc", lci_host.prof->host_alloc_ns);
             return LCI_OK;
         }
         if (when != LCI_TIME_INF) {
@@ -157,7 +159,7 @@ lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
     memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t) +
                offset,
            src, len);
-    lci_host_charge(lci_host.prof->host_pio_ns_per_byte * (double)len);
+    lci_host_charge("pio", lci_host.prof->host_pio_ns_per_byte * (double)len);
     lci_host_leave();
     return LCI_OK;
 }
@@ -196,7 +198,7 @@ void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
 void lci_host_post(lci_cmd_t *cmd)
 {
     lci_ni_t *ni = lci_host.ni;
-    lci_host_charge(lci_host.prof->host_send_ns);
+    lci_host_charge("send", lci_host.prof->host_send_ns);
     uint64_t arrives = lci_host.hs->clock + (uint64_t)lci_host.prof->host_doorbell_ns;
     cmd->h_time = arrives;
     /* Written by PIO into the NI's command ring. */

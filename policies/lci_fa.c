@@ -30,7 +30,7 @@ static void fa_serve(lci_ni_t *ni, uint32_t buf)
         ni->counters.drops_malformed++;
         return;
     }
-    lci_fw_charge(ni, lci_prof()->ni_fa_ns);
+    lci_fw_charge(ni, "fa", lci_prof()->ni_fa_ns);
     memcpy(hdr + 1, &msg, sizeof msg);
     lci_wire_hdr_t reply = *hdr;
     reply.type = LCI_PKT_FA_REP;

@@ -4,6 +4,7 @@
  * right count.
  *
  * Usage: lci-run -n N ./e2e_alltoall [-k K] [--seed S] [--keep M] [--intr]
+ *                                    [--sender R]
  *
  * Sender rank s sends packets seq = 0..K-1 to each destination, visiting
  * destinations round-robin (s+1, s+2, ...) so that consecutive packets go
@@ -15,7 +16,8 @@
  * capacity (both ends included).  The header carries a checksum of the
  * whole payload.  With --keep M the upcall keeps up to M packets
  * (LCI_UPCALL_KEEP) and the main loop releases them later, exercising
- * lci_release().  With --intr the node enables network interrupts.
+ * lci_release().  With --intr the node enables network interrupts.  With
+ * --sender R only rank R sends (a one-way stream: the others only receive).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -38,6 +40,7 @@ struct a2a_state {
     uint64_t seed;
     size_t cap;
     long k;
+    int sender; /* the only sending rank, or -1 for all */
     uint32_t *next_seq; /* per sender: the seq expected next */
     uint64_t received;
     uint8_t *expect;      /* scratch: regenerated payload */
@@ -183,6 +186,10 @@ int main(int argc, char **argv)
     st.k = e2e_opt_long(argc, argv, "-k", 100);
     st.seed = (uint64_t)e2e_opt_long(argc, argv, "--seed", 1);
     st.keep_max = (size_t)e2e_opt_long(argc, argv, "--keep", 4);
+    st.sender = (int)e2e_opt_long(argc, argv, "--sender", -1);
+    if (st.sender < -1 || st.sender >= st.size) {
+        e2e_fail("--sender %d is not a rank of 0..%d", st.sender, st.size - 1);
+    }
     st.cap = lci_packet_capacity();
     if (st.k < 0 || st.k > 1000000) {
         e2e_fail("-k %ld out of range 0..1000000", st.k);
@@ -200,7 +207,8 @@ int main(int argc, char **argv)
         e2e_check(lci_intr_enable(), "lci_intr_enable");
     }
 
-    for (long seq = 0; seq < st.k; seq++) {
+    long nsend = st.sender < 0 || st.sender == st.rank ? st.k : 0;
+    for (long seq = 0; seq < nsend; seq++) {
         for (int off = 1; off < st.size; off++) {
             int dst = (st.rank + off) % st.size;
             size_t len =
@@ -221,7 +229,9 @@ int main(int argc, char **argv)
         }
     }
 
-    expected = (uint64_t)(st.size - 1) * (uint64_t)st.k;
+    expected = st.sender < 0 ? (uint64_t)(st.size - 1) * (uint64_t)st.k
+               : st.sender == st.rank ? 0
+                                      : (uint64_t)st.k;
     while (st.received < expected) {
         if (st.nkept == st.keep_max) {
             a2a_release_kept(&st);
@@ -243,7 +253,8 @@ int main(int argc, char **argv)
                  expected);
     }
     for (int s = 0; s < st.size; s++) {
-        uint32_t want = s == st.rank ? 0 : (uint32_t)st.k;
+        int sends = s != st.rank && (st.sender < 0 || st.sender == s);
+        uint32_t want = sends ? (uint32_t)st.k : 0;
         if (st.next_seq[s] != want) {
             e2e_fail("from node %d: %" PRIu32 " packets, expected %" PRIu32, s,
                      st.next_seq[s], want);

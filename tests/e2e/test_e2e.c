@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
@@ -451,6 +452,123 @@ static void test_profiles_compute_modes_and_stats_run(void)
     e2e_run_free(&r);
 }
 
+/* The value in column name of the "sum" row of lci-run --stats; -1 if the
+ * table is not in text. */
+static long stats_sum(const char *text, const char *name)
+{
+    const char *head = strstr(text, " node ");
+    const char *sum = strstr(text, "  sum ");
+    if (head == NULL || sum == NULL) {
+        return -1;
+    }
+    int col = -1, k = 0;
+    char word[32];
+    int used;
+    const char *p = head;
+    while (*p != '\n' && sscanf(p, "%31s%n", word, &used) == 1) {
+        if (strcmp(word, name) == 0) {
+            col = k;
+        }
+        k++;
+        p += used;
+        while (*p == ' ') {
+            p++;
+        }
+    }
+    if (col < 0) {
+        return -1;
+    }
+    p = sum;
+    for (k = 0; k <= col; k++) {
+        if (sscanf(p, "%31s%n", word, &used) != 1) {
+            return -1;
+        }
+        p += used;
+    }
+    return strtol(word, NULL, 10);
+}
+
+/* RX_h backs up its soft timers with NI clock interrupts only when a timer
+ * fell due while the host did not poll.  A receiver that only polls, with
+ * no timer running, must never take one. */
+static void test_rxh_mh_polling_receiver_takes_no_clock_interrupts(void)
+{
+    struct e2e_run r;
+
+    if (!e2e_offered("rxh-mh")) {
+        printf("\n    SKIPPED: rxh-mh not built");
+        return;
+    }
+    e2e_run(&r, "-n", "2", "--decomp", "rxh-mh", "--stats", ALLTOALL, "-k",
+            "400", "--sender", "0", NULL);
+    if (e2e_expect_success(&r)) {
+        long intr = stats_sum(r.err, "intr");
+        long deliv = stats_sum(r.err, "deliv");
+        CU_ASSERT_EQUAL(deliv, 400);
+        CU_ASSERT_EQUAL(intr, 0);
+        if (intr != 0) {
+            e2e_print_tail("lci-run stderr", r.err, 2000);
+        }
+    }
+    e2e_run_free(&r);
+}
+
+/* --timeline writes trace-event JSON with host and NI spans of every node. */
+static void test_timeline_holds_host_and_ni_spans_of_every_node(void)
+{
+    struct e2e_run r;
+    char path[4096];
+
+    snprintf(path, sizeof path, "%s/timeline-%d.json", e2e_top_builddir,
+             (int)getpid());
+    e2e_run(&r, "-n", "3", "--timeline", path, ALLTOALL, "-k", "5", NULL);
+    if (e2e_expect_success(&r)) {
+        FILE *f = fopen(path, "r");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        char line[512];
+        int first = 1, bad = 0;
+        long host[3] = {0, 0, 0}, ni[3] = {0, 0, 0};
+        while (fgets(line, sizeof line, f) != NULL) {
+            if (first) {
+                CU_ASSERT_STRING_EQUAL(line, "[\n");
+                first = 0;
+                continue;
+            }
+            unsigned pid;
+            int tid;
+            size_t n = strlen(line);
+            if (n < 3 || line[0] != '{' || strcmp(line + n - 3, "},\n") != 0) {
+                bad++;
+                continue;
+            }
+            const char *p = strstr(line, "\"pid\":");
+            const char *t = strstr(line, "\"tid\":");
+            if (strstr(line, "\"ph\":\"X\"") == NULL || p == NULL || t == NULL) {
+                continue; /* metadata */
+            }
+            if (sscanf(p, "\"pid\":%u", &pid) != 1 ||
+                sscanf(t, "\"tid\":%d", &tid) != 1 || pid >= 3) {
+                bad++;
+                continue;
+            }
+            if (tid == 0) {
+                host[pid]++;
+            } else {
+                ni[pid]++;
+            }
+        }
+        fclose(f);
+        CU_ASSERT_EQUAL(first, 0);
+        CU_ASSERT_EQUAL(bad, 0);
+        for (int k = 0; k < 3; k++) {
+            CU_ASSERT(host[k] > 0);
+            CU_ASSERT(ni[k] > 0);
+        }
+    }
+    remove(path);
+    e2e_run_free(&r);
+}
+
 /* ---- failures of nodes are reported --------------------------------- */
 
 static void test_node_calling_lci_abort_ends_the_run_with_its_message(void)
@@ -536,6 +654,8 @@ static const struct e2e_test delivery_tests[] = {
     T(fa_7_nodes_on_the_last_node_returns_distinct_old_values),
     T(packet_size_2048_carries_larger_payloads),
     T(profiles_compute_modes_and_stats_run),
+    T(rxh_mh_polling_receiver_takes_no_clock_interrupts),
+    T(timeline_holds_host_and_ni_spans_of_every_node),
 };
 
 static const struct e2e_test decomp_tests[] = {
