@@ -90,4 +90,14 @@ for f in microbench.csv microbench.md; do
 done
 expect_usage "lci-microbench bad flag" "$top_srcdir/bench/lci-microbench" --no-such-flag
 
+# The figures: drawn from the CSV when gnuplot is there.
+if command -v gnuplot >/dev/null 2>&1; then
+    for f in throughput-1024.png throughput-1024.svg bcast-latency.png logp.svg; do
+        [ -s "$tmp/results/$f" ] || { echo "FAIL: lci-microbench drew no $f"; fail=1; }
+    done
+else
+    echo "note: gnuplot not found; figures not checked"
+fi
+expect_usage "lci-plot bad flag" "$top_srcdir/bench/lci-plot" --no-such-flag
+
 exit $fail
