@@ -8,21 +8,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <CUnit/Basic.h>
-
-#include "e2e_runner.h"
+#include "pps_cunit.h"
 
 #define RPC e2e_prog_path("tests/pps/panda_rpc")
 #define BCAST e2e_prog_path("tests/pps/panda_bcast")
 #define MT e2e_prog_path("tests/pps/panda_mt")
 
 #define LOSSY "drop=0.02,seed=4"
-
-static void expect_ok(struct e2e_run *r)
-{
-    e2e_expect_success(r);
-    e2e_run_free(r);
-}
 
 /* RPC and one-way messages, then both broadcasts, single-threaded; then
  * Panda-MT; all on decomposition d, over a lossy wire if lossy. */
@@ -32,19 +24,18 @@ static void check_decomp(const char *d, int lossy)
     if (e2e_skip_unless_offered(d)) {
         return;
     }
-    /* A reliable wire gets a harmless option in the fault's place. */
-    const char *opt = lossy ? "--fault" : "--seed";
-    const char *val = lossy ? LOSSY : "1";
+    const char *opt = PPS_WIRE_OPT(lossy);
+    const char *val = PPS_WIRE_VAL(lossy, LOSSY);
     e2e_run(&r, "-n", "3", "--decomp", d, opt, val, RPC, NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
     e2e_run(&r, "-n", "5", "--decomp", d, opt, val, RPC, "--max", "8192",
             NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
     e2e_run(&r, "-n", "7", "--decomp", d, opt, val, BCAST, "-k", "8", NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
     e2e_run(&r, "-n", "4", "--decomp", d, opt, val, MT, "--mt", "-k", "6",
             NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
 }
 
 #define DECOMP_TEST(fn, name, lossy)                                          \
@@ -65,21 +56,21 @@ static void test_rpc_1_mib_multithreaded_round_trips(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "2", RPC, "--mt", NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
 }
 
 static void test_ordered_broadcast_64_nodes_one_order(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "64", BCAST, "-k", "2", NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
 }
 
 static void test_ordered_broadcast_multithreaded_one_order(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "6", BCAST, "--mt", "-k", "6", NULL);
-    expect_ok(&r);
+    pps_expect_ok(&r);
 }
 
 /* Panda-MT hands the node from thread to thread at fixed points only, so
@@ -114,45 +105,20 @@ static void test_thread_calls_in_single_threaded_panda_fail(void)
 
 int main(void)
 {
-    static const struct {
-        const char *name;
-        CU_TestFunc func;
-    } tests[] = {
-#define T(f) {#f, test_##f}
-        T(rxno_mni_rpc_oneway_broadcasts_and_threads),
-        T(rxno_mh_rpc_oneway_broadcasts_and_threads),
-        T(rxni_mni_rpc_oneway_broadcasts_and_threads),
-        T(rxni_mh_rpc_oneway_broadcasts_and_threads),
-        T(rxh_mh_rpc_oneway_broadcasts_and_threads),
-        T(rxni_mni_survives_drops),
-        T(rxni_mh_survives_drops),
-        T(rxh_mh_survives_drops),
-        T(rpc_1_mib_multithreaded_round_trips),
-        T(ordered_broadcast_64_nodes_one_order),
-        T(ordered_broadcast_multithreaded_one_order),
-        T(multithreaded_run_is_deterministic),
-        T(thread_calls_in_single_threaded_panda_fail),
-#undef T
+    static const pps_test_t tests[] = {
+        PPS_TEST(rxno_mni_rpc_oneway_broadcasts_and_threads),
+        PPS_TEST(rxno_mh_rpc_oneway_broadcasts_and_threads),
+        PPS_TEST(rxni_mni_rpc_oneway_broadcasts_and_threads),
+        PPS_TEST(rxni_mh_rpc_oneway_broadcasts_and_threads),
+        PPS_TEST(rxh_mh_rpc_oneway_broadcasts_and_threads),
+        PPS_TEST(rxni_mni_survives_drops),
+        PPS_TEST(rxni_mh_survives_drops),
+        PPS_TEST(rxh_mh_survives_drops),
+        PPS_TEST(rpc_1_mib_multithreaded_round_trips),
+        PPS_TEST(ordered_broadcast_64_nodes_one_order),
+        PPS_TEST(ordered_broadcast_multithreaded_one_order),
+        PPS_TEST(multithreaded_run_is_deterministic),
+        PPS_TEST(thread_calls_in_single_threaded_panda_fail),
     };
-    if (e2e_runner_init() != 0) {
-        return 99;
-    }
-    CU_pSuite s;
-    if (CU_initialize_registry() != CUE_SUCCESS ||
-        (s = CU_add_suite("panda", NULL, NULL)) == NULL) {
-        return 99;
-    }
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
-        if (CU_add_test(s, tests[i].name, tests[i].func) == NULL) {
-            return 99;
-        }
-    }
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed =
-        CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    printf("\n");
-    CU_cleanup_registry();
-    e2e_runner_cleanup();
-    return failed == 0 ? 0 : 1;
+    return pps_cunit_main("panda", tests, sizeof tests / sizeof tests[0]);
 }

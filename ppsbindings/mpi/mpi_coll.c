@@ -1,0 +1,250 @@
+/*
+ * mpi_coll.c - collective operations on MPI_COMM_WORLD.
+ *
+ * MPI_Bcast is one Panda broadcast (LCI multicast: packets forwarded along
+ * the tree).  MPI_Reduce sends every contribution to the root, which
+ * combines them in rank order 0..size-1 so that the result equals a serial
+ * loop; MPI_Allreduce reduces to rank 0 and broadcasts.  Collectives are
+ * called in the same order everywhere, and Panda keeps each sender's
+ * messages in order, so the next message from a rank on a collective port
+ * belongs to the current call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lci.h"
+#include "mpi_internal.h"
+
+/* acc[i] = acc[i] op in[i] for n elements of type T. */
+#define COMBINE(T)                                                            \
+    do {                                                                      \
+        T *a = acc;                                                           \
+        const T *b = in;                                                      \
+        for (size_t i = 0; i < n; i++) {                                      \
+            switch (op) {                                                     \
+            case MPI_SUM:                                                     \
+                a[i] = (T)(a[i] + b[i]);                                      \
+                break;                                                        \
+            case MPI_PROD:                                                    \
+                a[i] = (T)(a[i] * b[i]);                                      \
+                break;                                                        \
+            case MPI_MIN:                                                     \
+                a[i] = b[i] < a[i] ? b[i] : a[i];                             \
+                break;                                                        \
+            default:                                                          \
+                a[i] = b[i] > a[i] ? b[i] : a[i];                             \
+                break;                                                        \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+
+static void combine(void *acc, const void *in, size_t n, MPI_Datatype type,
+                    MPI_Op op)
+{
+    switch (type) {
+    case MPI_CHAR:
+        COMBINE(char);
+        break;
+    case MPI_SIGNED_CHAR:
+    case MPI_INT8_T:
+        COMBINE(signed char);
+        break;
+    case MPI_UNSIGNED_CHAR:
+    case MPI_BYTE:
+    case MPI_UINT8_T:
+        COMBINE(unsigned char);
+        break;
+    case MPI_SHORT:
+    case MPI_INT16_T:
+        COMBINE(short);
+        break;
+    case MPI_UNSIGNED_SHORT:
+    case MPI_UINT16_T:
+        COMBINE(unsigned short);
+        break;
+    case MPI_INT:
+    case MPI_INT32_T:
+        COMBINE(int);
+        break;
+    case MPI_UNSIGNED:
+    case MPI_UINT32_T:
+        COMBINE(unsigned);
+        break;
+    case MPI_LONG:
+        COMBINE(long);
+        break;
+    case MPI_UNSIGNED_LONG:
+        COMBINE(unsigned long);
+        break;
+    case MPI_LONG_LONG_INT:
+    case MPI_INT64_T:
+        COMBINE(long long);
+        break;
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_UINT64_T:
+        COMBINE(unsigned long long);
+        break;
+    case MPI_FLOAT:
+        COMBINE(float);
+        break;
+    case MPI_DOUBLE:
+        COMBINE(double);
+        break;
+    case MPI_LONG_DOUBLE:
+        COMBINE(long double);
+        break;
+    default:
+        break; /* checked by the caller */
+    }
+}
+
+static int check_root(const char *fn, int root)
+{
+    if (root < 0 || root >= mpi.size) {
+        return mpi_error(MPI_ERR_ROOT, "%s: root %d; expected 0..%d", fn,
+                         root, mpi.size - 1);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Barrier(MPI_Comm comm)
+{
+    int r = mpi_check("MPI_Barrier", comm);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (pan_barrier() != PAN_OK) {
+        return mpi_error(MPI_ERR_OTHER, "MPI_Barrier: %s", pan_last_error());
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+              MPI_Comm comm)
+{
+    size_t bytes;
+    int r = mpi_check("MPI_Bcast", comm);
+    if (r == MPI_SUCCESS) {
+        r = mpi_check_buffer("MPI_Bcast", buffer, count, datatype, &bytes);
+    }
+    if (r == MPI_SUCCESS) {
+        r = check_root("MPI_Bcast", root);
+    }
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (root == mpi.rank) {
+        pan_msg_t msg;
+        pan_msg_init(&msg);
+        pan_msg_push(&msg, buffer, bytes);
+        if (pan_bcast(MPI_BCAST_PORT, &msg) != PAN_OK) {
+            return mpi_error(MPI_ERR_OTHER, "MPI_Bcast: %s", pan_last_error());
+        }
+        return MPI_SUCCESS;
+    }
+    mpi_msg_t *m;
+    r = mpi_queue_wait("MPI_Bcast", &mpi.bcast_from[root], &m);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    size_t len = m->len;
+    if (len == bytes && len > 0) {
+        lci_copy(buffer, m->data, len);
+    }
+    free(m->data);
+    free(m);
+    if (len != bytes) {
+        return mpi_error(MPI_ERR_TRUNCATE, "MPI_Bcast: the root sent %zu "
+                                           "bytes, this rank expects %zu",
+                         len, bytes);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    size_t bytes;
+    int r = mpi_check("MPI_Reduce", comm);
+    const void *mine = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (r == MPI_SUCCESS) {
+        r = mpi_check_buffer("MPI_Reduce", mine, count, datatype, &bytes);
+    }
+    if (r == MPI_SUCCESS) {
+        r = check_root("MPI_Reduce", root);
+    }
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (op != MPI_SUM && op != MPI_MIN && op != MPI_MAX && op != MPI_PROD) {
+        return mpi_error(MPI_ERR_OP, "MPI_Reduce: operation %d; offered are "
+                                     "MPI_SUM, MPI_MIN, MPI_MAX, MPI_PROD",
+                         op);
+    }
+    if (root != mpi.rank) {
+        if (sendbuf == MPI_IN_PLACE) {
+            return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: MPI_IN_PLACE is "
+                                             "for the root only");
+        }
+        pan_msg_t msg;
+        pan_msg_init(&msg);
+        pan_msg_push(&msg, sendbuf, bytes);
+        if (pan_send(root, MPI_REDUCE_PORT, &msg) != PAN_OK) {
+            return mpi_error(MPI_ERR_OTHER, "MPI_Reduce: %s", pan_last_error());
+        }
+        return MPI_SUCCESS;
+    }
+    if (recvbuf == NULL && count > 0) {
+        return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: NULL receive buffer");
+    }
+    char *acc = malloc(bytes > 0 ? bytes : 1);
+    if (acc == NULL) {
+        return mpi_error(MPI_ERR_INTERN, "MPI_Reduce: no memory");
+    }
+    for (int src = 0; src < mpi.size && r == MPI_SUCCESS; src++) {
+        mpi_msg_t *m = NULL;
+        const void *in = mine;
+        if (src != mpi.rank) {
+            r = mpi_queue_wait("MPI_Reduce", &mpi.reduce_from[src], &m);
+            if (r != MPI_SUCCESS) {
+                break;
+            }
+            if (m->len != bytes) {
+                r = mpi_error(MPI_ERR_TRUNCATE, "MPI_Reduce: rank %d sent %zu "
+                                                "bytes, the root expects %zu",
+                              src, m->len, bytes);
+            }
+            in = m->data;
+        }
+        if (r == MPI_SUCCESS && bytes > 0) {
+            if (src == 0) {
+                memcpy(acc, in, bytes);
+            } else {
+                combine(acc, in, (size_t)count, datatype, op);
+            }
+        }
+        if (m != NULL) {
+            free(m->data);
+            free(m);
+        }
+    }
+    if (r == MPI_SUCCESS && bytes > 0) {
+        memcpy(recvbuf, acc, bytes);
+    }
+    free(acc);
+    return r;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    const void *mine = sendbuf;
+    if (sendbuf == MPI_IN_PLACE && mpi.rank != 0) {
+        mine = recvbuf; /* the contribution is in recvbuf everywhere */
+    }
+    int r = MPI_Reduce(mine, recvbuf, count, datatype, op, 0, comm);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    return MPI_Bcast(recvbuf, count, datatype, 0, comm);
+}

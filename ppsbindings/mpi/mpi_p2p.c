@@ -1,0 +1,296 @@
+/*
+ * mpi_p2p.c - point-to-point messages.
+ *
+ * A message is one Panda one-way message: the tag, then the data, sent
+ * eagerly.  At the receiver it matches the oldest posted receive whose
+ * source and tag fit, or waits in the unexpected queue, which receives
+ * search oldest first.  Panda keeps each sender's messages in order, so
+ * messages of one (source, tag) are received in the order sent.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lci.h"
+#include "mpi_internal.h"
+
+static int matches(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == MPI_ANY_SOURCE || want_src == src) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+/* Completes a receive with a message. */
+static void deliver(struct lci_mpi_request *req, int src, int tag,
+                    const void *data, size_t len)
+{
+    size_t n = len;
+    req->status.MPI_ERROR = MPI_SUCCESS;
+    if (len > req->cap) {
+        n = req->cap;
+        req->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+    }
+    if (n > 0) {
+        lci_copy(req->buf, data, n);
+    }
+    req->status.MPI_SOURCE = src;
+    req->status.MPI_TAG = tag;
+    req->status.lci_bytes = n;
+    req->done = 1;
+}
+
+void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
+{
+    (void)arg;
+    int32_t tag;
+    if (len < sizeof tag) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a message without its tag arrived");
+    }
+    memcpy(&tag, data, sizeof tag);
+    const char *body = (const char *)data + sizeof tag;
+    len -= sizeof tag;
+    for (struct lci_mpi_request **pp = &mpi.posted; *pp != NULL;
+         pp = &(*pp)->next) {
+        struct lci_mpi_request *req = *pp;
+        if (matches(req->source, req->tag, src, tag)) {
+            *pp = req->next;
+            if (mpi.posted_tail == &req->next) {
+                mpi.posted_tail = pp;
+            }
+            deliver(req, src, tag, body, len);
+            return;
+        }
+    }
+    mpi_queue_copy(&mpi.unexpected, src, tag, body, len);
+}
+
+static struct lci_mpi_request *request_new(void)
+{
+    struct lci_mpi_request *req = calloc(1, sizeof *req);
+    if (req == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory for a request");
+    }
+    return req;
+}
+
+/* The checks MPI_Send and MPI_Isend share. */
+static int send_now(const char *fn, const void *buf, int count,
+                    MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    size_t bytes;
+    int r = mpi_check(fn, comm);
+    if (r == MPI_SUCCESS) {
+        r = mpi_check_buffer(fn, buf, count, datatype, &bytes);
+    }
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (dest == MPI_PROC_NULL) {
+        return MPI_SUCCESS;
+    }
+    if (dest < 0 || dest >= mpi.size) {
+        return mpi_error(MPI_ERR_RANK, "%s: destination %d; expected 0..%d",
+                         fn, dest, mpi.size - 1);
+    }
+    if (tag < 0) {
+        return mpi_error(MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
+    }
+    int32_t t = tag;
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    pan_msg_push(&msg, &t, sizeof t);
+    pan_msg_push(&msg, buf, bytes);
+    if (pan_send(dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
+        return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
+             int tag, MPI_Comm comm)
+{
+    return send_now("MPI_Send", buf, count, datatype, dest, tag, comm);
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm, MPI_Request *request)
+{
+    if (request == NULL) {
+        return mpi_error(MPI_ERR_REQUEST, "MPI_Isend: NULL request");
+    }
+    int r = send_now("MPI_Isend", buf, count, datatype, dest, tag, comm);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    /* Eager: the data is on its way already. */
+    struct lci_mpi_request *req = request_new();
+    req->done = 1;
+    req->status.MPI_SOURCE = mpi.rank;
+    req->status.MPI_TAG = tag;
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
+              int tag, MPI_Comm comm, MPI_Request *request)
+{
+    size_t bytes;
+    int r = mpi_check("MPI_Irecv", comm);
+    if (r == MPI_SUCCESS) {
+        r = mpi_check_buffer("MPI_Irecv", buf, count, datatype, &bytes);
+    }
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (request == NULL) {
+        return mpi_error(MPI_ERR_REQUEST, "MPI_Irecv: NULL request");
+    }
+    if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL &&
+        (source < 0 || source >= mpi.size)) {
+        return mpi_error(MPI_ERR_RANK, "MPI_Irecv: source %d; expected "
+                                       "0..%d, MPI_ANY_SOURCE or "
+                                       "MPI_PROC_NULL", source, mpi.size - 1);
+    }
+    if (tag < 0 && tag != MPI_ANY_TAG) {
+        return mpi_error(MPI_ERR_TAG, "MPI_Irecv: tag %d; expected >= 0 or "
+                                      "MPI_ANY_TAG", tag);
+    }
+    struct lci_mpi_request *req = request_new();
+    req->buf = buf;
+    req->cap = bytes;
+    req->source = source;
+    req->tag = tag;
+    *request = req;
+    if (source == MPI_PROC_NULL) {
+        req->done = 1;
+        req->status.MPI_SOURCE = MPI_PROC_NULL;
+        req->status.MPI_TAG = MPI_ANY_TAG;
+        return MPI_SUCCESS;
+    }
+    for (mpi_msg_t **pp = &mpi.unexpected.head; *pp != NULL;
+         pp = &(*pp)->next) {
+        mpi_msg_t *m = *pp;
+        if (matches(source, tag, m->src, m->tag)) {
+            *pp = m->next;
+            if (mpi.unexpected.tail == &m->next) {
+                mpi.unexpected.tail = pp;
+            }
+            deliver(req, m->src, m->tag, m->data, m->len);
+            free(m->data);
+            free(m);
+            return MPI_SUCCESS;
+        }
+    }
+    *mpi.posted_tail = req;
+    mpi.posted_tail = &req->next;
+    return MPI_SUCCESS;
+}
+
+/* Frees a completed request and reports its outcome. */
+static int finish(const char *fn, MPI_Request *request, MPI_Status *status)
+{
+    struct lci_mpi_request *req = *request;
+    int err = req->status.MPI_ERROR;
+    if (status != MPI_STATUS_IGNORE) {
+        *status = req->status;
+    }
+    free(req);
+    *request = MPI_REQUEST_NULL;
+    if (err != MPI_SUCCESS) {
+        return mpi_error(err, "%s: the message was longer than the receive "
+                              "buffer", fn);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    int r = mpi_check("MPI_Wait", MPI_COMM_WORLD);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (request == NULL) {
+        return mpi_error(MPI_ERR_REQUEST, "MPI_Wait: NULL request");
+    }
+    if (*request == MPI_REQUEST_NULL) {
+        if (status != MPI_STATUS_IGNORE) {
+            status->MPI_SOURCE = MPI_ANY_SOURCE;
+            status->MPI_TAG = MPI_ANY_TAG;
+            status->MPI_ERROR = MPI_SUCCESS;
+            status->lci_bytes = 0;
+        }
+        return MPI_SUCCESS;
+    }
+    while (!(*request)->done) {
+        if (pan_wait() < 0) {
+            return mpi_error(MPI_ERR_OTHER, "MPI_Wait: %s", pan_last_error());
+        }
+    }
+    return finish("MPI_Wait", request, status);
+}
+
+int MPI_Waitall(int count, MPI_Request array_of_requests[],
+                MPI_Status array_of_statuses[])
+{
+    if (count < 0 || (count > 0 && array_of_requests == NULL)) {
+        return mpi_error(MPI_ERR_ARG, "MPI_Waitall: %d requests at %p", count,
+                         (void *)array_of_requests);
+    }
+    int first_err = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE
+                             ? MPI_STATUS_IGNORE
+                             : &array_of_statuses[i];
+        int r = MPI_Wait(&array_of_requests[i], st);
+        if (r != MPI_SUCCESS && first_err == MPI_SUCCESS) {
+            first_err = r;
+        }
+    }
+    return first_err;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    int r = mpi_check("MPI_Test", MPI_COMM_WORLD);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (request == NULL || flag == NULL) {
+        return mpi_error(MPI_ERR_ARG, "MPI_Test: NULL argument");
+    }
+    if (*request != MPI_REQUEST_NULL && !(*request)->done &&
+        pan_poll() < 0) {
+        return mpi_error(MPI_ERR_OTHER, "MPI_Test: %s", pan_last_error());
+    }
+    if (*request != MPI_REQUEST_NULL && !(*request)->done) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    return MPI_Wait(request, status);
+}
+
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    size_t size = mpi_type_size(datatype);
+    if (status == NULL || count == NULL) {
+        return mpi_error(MPI_ERR_ARG, "MPI_Get_count: NULL argument");
+    }
+    if (size == 0) {
+        return mpi_error(MPI_ERR_TYPE, "MPI_Get_count: unknown datatype %d",
+                         datatype);
+    }
+    *count = status->lci_bytes % size == 0 ? (int)(status->lci_bytes / size)
+                                           : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+             MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Request req;
+    int r = MPI_Irecv(buf, count, datatype, source, tag, comm, &req);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    return MPI_Wait(&req, status);
+}
