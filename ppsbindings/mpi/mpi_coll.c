@@ -119,6 +119,83 @@ int MPI_Barrier(MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
+static char empty_bcast[1];
+
+/* At a broadcast's first packet: straight into the buffer of the MPI_Bcast
+ * this rank waits in, if it is that call's message (the oldest from the
+ * root, of the expected length); otherwise into a buffer of ours. */
+void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
+                      size_t *skip_p, void *arg)
+{
+    (void)head;
+    (void)head_len;
+    (void)arg;
+    mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    *skip_p = 0;
+    if (w->active && !w->placed && w->root == src && len == w->bytes &&
+        mpi.bcast_inflight[src] == 0 && mpi.bcast_from[src].head == NULL) {
+        w->placed = 1;
+        return len > 0 ? w->buf : empty_bcast;
+    }
+    mpi.bcast_inflight[src]++;
+    char *buf = malloc(len > 0 ? len : 1);
+    if (buf == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory for a broadcast");
+    }
+    return buf;
+}
+
+void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg)
+{
+    (void)arg;
+    mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    if (w->placed && !w->done && w->root == src &&
+        (data == w->buf || data == empty_bcast)) {
+        w->done = 1;
+        return;
+    }
+    mpi.bcast_inflight[src]--;
+    mpi_queue_take(&mpi.bcast_from[src], src, 0, (char *)(uintptr_t)data,
+                   len);
+}
+
+static int bcast_ready(void)
+{
+    const mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    return w->done || (!w->placed && mpi.bcast_from[w->root].head != NULL);
+}
+
+/* A non-root's part of MPI_Bcast. */
+static int bcast_receive(void *buffer, size_t bytes, int root)
+{
+    mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    *w = (mpi_bcast_wait_t){.active = 1, .root = root, .buf = buffer,
+                            .bytes = bytes};
+    while (!bcast_ready()) {
+        if (pan_wait() < 0) {
+            w->active = 0;
+            return mpi_error(MPI_ERR_OTHER, "MPI_Bcast: %s", pan_last_error());
+        }
+    }
+    w->active = 0;
+    if (w->done) {
+        return MPI_SUCCESS;
+    }
+    mpi_msg_t *m = mpi_queue_pop(&mpi.bcast_from[root]);
+    size_t len = m->len;
+    if (len == bytes && len > 0) {
+        lci_copy(buffer, m->data, len);
+    }
+    free(m->data);
+    free(m);
+    if (len != bytes) {
+        return mpi_error(MPI_ERR_TRUNCATE, "MPI_Bcast: the root sent %zu "
+                                           "bytes, this rank expects %zu",
+                         len, bytes);
+    }
+    return MPI_SUCCESS;
+}
+
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
               MPI_Comm comm)
 {
@@ -133,30 +210,14 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     if (r != MPI_SUCCESS) {
         return r;
     }
-    if (root == mpi.rank) {
-        pan_msg_t msg;
-        pan_msg_init(&msg);
-        pan_msg_push(&msg, buffer, bytes);
-        if (pan_bcast(MPI_BCAST_PORT, &msg) != PAN_OK) {
-            return mpi_error(MPI_ERR_OTHER, "MPI_Bcast: %s", pan_last_error());
-        }
-        return MPI_SUCCESS;
+    if (root != mpi.rank) {
+        return bcast_receive(buffer, bytes, root);
     }
-    mpi_msg_t *m;
-    r = mpi_queue_wait("MPI_Bcast", &mpi.bcast_from[root], &m);
-    if (r != MPI_SUCCESS) {
-        return r;
-    }
-    size_t len = m->len;
-    if (len == bytes && len > 0) {
-        lci_copy(buffer, m->data, len);
-    }
-    free(m->data);
-    free(m);
-    if (len != bytes) {
-        return mpi_error(MPI_ERR_TRUNCATE, "MPI_Bcast: the root sent %zu "
-                                           "bytes, this rank expects %zu",
-                         len, bytes);
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    pan_msg_push(&msg, buffer, bytes);
+    if (pan_bcast(MPI_BCAST_PORT, &msg) != PAN_OK) {
+        return mpi_error(MPI_ERR_OTHER, "MPI_Bcast: %s", pan_last_error());
     }
     return MPI_SUCCESS;
 }

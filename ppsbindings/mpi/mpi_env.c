@@ -131,22 +131,30 @@ mpi_msg_t *mpi_queue_pop(mpi_queue_t *q)
     return m;
 }
 
+void mpi_queue_take(mpi_queue_t *q, int src, int tag, char *data, size_t len)
+{
+    mpi_msg_t *m = malloc(sizeof *m);
+    if (m == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory to queue a message");
+    }
+    m->src = src;
+    m->tag = tag;
+    m->len = len;
+    m->data = data;
+    mpi_queue_push(q, m);
+}
+
 void mpi_queue_copy(mpi_queue_t *q, int src, int tag, const void *data,
                     size_t len)
 {
-    mpi_msg_t *m = malloc(sizeof *m);
     char *copy = len > 0 ? malloc(len) : NULL;
-    if (m == NULL || (copy == NULL && len > 0)) {
+    if (copy == NULL && len > 0) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory to queue a message");
     }
     if (len > 0) {
         lci_copy(copy, data, len);
     }
-    m->src = src;
-    m->tag = tag;
-    m->len = len;
-    m->data = copy;
-    mpi_queue_push(q, m);
+    mpi_queue_take(q, src, tag, copy, len);
 }
 
 void mpi_queue_free(mpi_queue_t *q)
@@ -170,12 +178,6 @@ int mpi_queue_wait(const char *fn, mpi_queue_t *q, mpi_msg_t **m_p)
     return MPI_SUCCESS;
 }
 
-static void bcast_arrived(int src, const void *data, size_t len, void *arg)
-{
-    (void)arg;
-    mpi_queue_copy(&mpi.bcast_from[src], src, 0, data, len);
-}
-
 static void reduce_arrived(int src, const void *data, size_t len, void *arg)
 {
     (void)arg;
@@ -197,17 +199,25 @@ int MPI_Init(int *argc, char ***argv)
     mpi.posted = NULL;
     mpi.posted_tail = &mpi.posted;
     mpi_queue_init(&mpi.unexpected);
+    mpi.placed = malloc((size_t)mpi.size * sizeof *mpi.placed);
+    mpi.bcast_inflight = calloc((size_t)mpi.size, sizeof(int));
     mpi.bcast_from = malloc((size_t)mpi.size * sizeof *mpi.bcast_from);
     mpi.reduce_from = malloc((size_t)mpi.size * sizeof *mpi.reduce_from);
-    if (mpi.bcast_from == NULL || mpi.reduce_from == NULL) {
+    if (mpi.placed == NULL || mpi.bcast_inflight == NULL ||
+        mpi.bcast_from == NULL ||
+        mpi.reduce_from == NULL) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Init: no memory");
     }
     for (int i = 0; i < mpi.size; i++) {
         mpi_queue_init(&mpi.bcast_from[i]);
         mpi_queue_init(&mpi.reduce_from[i]);
+        mpi.placed[i].head = NULL;
+        mpi.placed[i].tail = &mpi.placed[i].head;
     }
     if (pan_port_set(MPI_PT2PT_PORT, mpi_p2p_arrived, NULL) != PAN_OK ||
-        pan_port_set(MPI_BCAST_PORT, bcast_arrived, NULL) != PAN_OK ||
+        pan_port_place_set(MPI_PT2PT_PORT, mpi_p2p_place, NULL) != PAN_OK ||
+        pan_port_set(MPI_BCAST_PORT, mpi_bcast_arrived, NULL) != PAN_OK ||
+        pan_port_place_set(MPI_BCAST_PORT, mpi_bcast_place, NULL) != PAN_OK ||
         pan_port_set(MPI_REDUCE_PORT, reduce_arrived, NULL) != PAN_OK) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Init: %s", pan_last_error());
     }
@@ -251,6 +261,8 @@ int MPI_Finalize(void)
         mpi_queue_free(&mpi.bcast_from[i]);
         mpi_queue_free(&mpi.reduce_from[i]);
     }
+    free(mpi.placed);
+    free(mpi.bcast_inflight);
     free(mpi.bcast_from);
     free(mpi.reduce_from);
     mpi.finalized = 1;

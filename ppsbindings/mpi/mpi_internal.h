@@ -30,6 +30,29 @@ typedef struct {
     mpi_msg_t *head, **tail;
 } mpi_queue_t;
 
+/* Where a message from another rank is being put together, from its first
+ * packet until its handler runs (one list per sender, in arrival order). */
+typedef struct mpi_placed {
+    struct mpi_placed *next;
+    struct lci_mpi_request *req; /* the receive it matched, or NULL */
+    char *buf;                   /* req's buffer, or one of our own */
+    int tag;
+} mpi_placed_t;
+
+typedef struct {
+    mpi_placed_t *head, **tail;
+} mpi_placed_list_t;
+
+/* The MPI_Bcast a rank waits in, so that the data lands in place. */
+typedef struct {
+    int active;
+    int root;
+    void *buf;
+    size_t bytes;
+    int placed; /* the message is being put together in buf */
+    int done;
+} mpi_bcast_wait_t;
+
 struct lci_mpi_request {
     struct lci_mpi_request *next; /* in the posted-receive list */
     int done;
@@ -45,6 +68,9 @@ struct mpi_state {
     MPI_Errhandler errhandler;
     struct lci_mpi_request *posted, **posted_tail;
     mpi_queue_t unexpected;
+    mpi_placed_list_t *placed; /* by sender */
+    mpi_bcast_wait_t bcast_wait;
+    int *bcast_inflight;      /* by root: broadcasts placed in our buffers */
     mpi_queue_t *bcast_from;  /* by root */
     mpi_queue_t *reduce_from; /* by contributing rank */
 };
@@ -80,5 +106,16 @@ int mpi_queue_wait(const char *fn, mpi_queue_t *q, mpi_msg_t **m_p);
 
 /* mpi_p2p.c */
 void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg);
+void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
+                    size_t *skip_p, void *arg);
+
+/* mpi_coll.c */
+void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg);
+void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
+                      size_t *skip_p, void *arg);
+
+/* Queues a message whose buffer (malloc'd, or NULL when empty) passes to
+ * the queue. */
+void mpi_queue_take(mpi_queue_t *q, int src, int tag, char *data, size_t len);
 
 #endif /* MPI_INTERNAL_H */

@@ -38,16 +38,9 @@ static void deliver(struct lci_mpi_request *req, int src, int tag,
     req->done = 1;
 }
 
-void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
+/* Takes the oldest posted receive that fits, or NULL. */
+static struct lci_mpi_request *posted_take(int src, int tag)
 {
-    (void)arg;
-    int32_t tag;
-    if (len < sizeof tag) {
-        lci_abort(MPI_ERR_INTERN, "MPI: a message without its tag arrived");
-    }
-    memcpy(&tag, data, sizeof tag);
-    const char *body = (const char *)data + sizeof tag;
-    len -= sizeof tag;
     for (struct lci_mpi_request **pp = &mpi.posted; *pp != NULL;
          pp = &(*pp)->next) {
         struct lci_mpi_request *req = *pp;
@@ -56,11 +49,112 @@ void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
             if (mpi.posted_tail == &req->next) {
                 mpi.posted_tail = pp;
             }
-            deliver(req, src, tag, body, len);
-            return;
+            return req;
         }
     }
-    mpi_queue_copy(&mpi.unexpected, src, tag, body, len);
+    return NULL;
+}
+
+/* A message with nowhere to go yet: to a posted receive, or queued (the
+ * queue takes buf). */
+static void arrived_unmatched(int src, int tag, char *buf, size_t len)
+{
+    struct lci_mpi_request *req = posted_take(src, tag);
+    if (req == NULL) {
+        mpi_queue_take(&mpi.unexpected, src, tag, buf, len);
+        return;
+    }
+    deliver(req, src, tag, buf, len);
+    free(buf);
+}
+
+static char empty_message[1]; /* where an empty message is "placed" */
+
+/* Called at a message's first packet: a receive posted for it gets the data
+ * straight into its buffer (one copy).  Only when nothing earlier from the
+ * same sender is still on its way may the message take a receive, so that
+ * messages of one sender match in the order sent. */
+void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
+                    size_t *skip_p, void *arg)
+{
+    (void)arg;
+    int32_t tag;
+    if (head_len < sizeof tag || len < sizeof tag) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a message without its tag arrived");
+    }
+    memcpy(&tag, head, sizeof tag);
+    size_t body = len - sizeof tag;
+    mpi_placed_list_t *list = &mpi.placed[src];
+    mpi_placed_t *pl = calloc(1, sizeof *pl);
+    if (pl == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory for an arriving message");
+    }
+    pl->tag = tag;
+    if (list->head == NULL) {
+        pl->req = posted_take(src, tag);
+    }
+    if (pl->req != NULL && body <= pl->req->cap) {
+        pl->buf = body > 0 ? pl->req->buf : empty_message;
+    } else {
+        pl->buf = malloc(body > 0 ? body : 1); /* unexpected, or too long */
+        if (pl->buf == NULL) {
+            lci_abort(MPI_ERR_INTERN, "MPI: no memory for a message");
+        }
+    }
+    pl->next = NULL;
+    *list->tail = pl;
+    list->tail = &pl->next;
+    *skip_p = sizeof tag;
+    return pl->buf;
+}
+
+void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
+{
+    (void)arg;
+    if (src == mpi.rank) {
+        /* Not placed: Panda's copy, with the tag in front. */
+        int32_t tag;
+        if (len < sizeof tag) {
+            lci_abort(MPI_ERR_INTERN, "MPI: a message without its tag");
+        }
+        memcpy(&tag, data, sizeof tag);
+        len -= sizeof tag;
+        char *copy = len > 0 ? malloc(len) : NULL;
+        if (copy == NULL && len > 0) {
+            lci_abort(MPI_ERR_INTERN, "MPI: no memory for a message");
+        }
+        if (len > 0) {
+            lci_copy(copy, (const char *)data + sizeof tag, len);
+        }
+        arrived_unmatched(src, tag, copy, len);
+        return;
+    }
+    mpi_placed_list_t *list = &mpi.placed[src];
+    mpi_placed_t *pl = list->head;
+    if (pl == NULL || pl->buf != data) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a message arrived that was not placed");
+    }
+    list->head = pl->next;
+    if (list->head == NULL) {
+        list->tail = &list->head;
+    }
+    struct lci_mpi_request *req = pl->req;
+    if (req != NULL && (pl->buf == req->buf || pl->buf == empty_message)) {
+        req->status.MPI_ERROR = MPI_SUCCESS;
+        req->status.MPI_SOURCE = src;
+        req->status.MPI_TAG = pl->tag;
+        req->status.lci_bytes = len;
+        req->done = 1;
+    } else if (req != NULL) {
+        deliver(req, src, pl->tag, pl->buf, len); /* truncated */
+        free(pl->buf);
+    } else {
+        arrived_unmatched(src, pl->tag, len > 0 ? pl->buf : NULL, len);
+        if (len == 0) {
+            free(pl->buf);
+        }
+    }
+    free(pl);
 }
 
 static struct lci_mpi_request *request_new(void)

@@ -227,6 +227,25 @@ int pan_port_set(int port, pan_recv_func_t func, void *arg)
     return PAN_OK;
 }
 
+int pan_port_place_set(int port, pan_place_func_t func, void *arg)
+{
+    int r = pan_check_usable("pan_port_place_set");
+    if (r != PAN_OK) {
+        return r;
+    }
+    if (port < 0 || port >= PAN_NPORTS) {
+        return pan_error(PAN_ERR_INVAL, "pan_port_place_set: port %d; "
+                                        "expected 0..%d", port, PAN_NPORTS - 1);
+    }
+    if (func != NULL && pan.ports[port].place != NULL) {
+        return pan_error(PAN_ERR_BUSY, "pan_port_place_set: port %d has a "
+                                       "placement", port);
+    }
+    pan.ports[port].place = func;
+    pan.ports[port].place_arg = arg;
+    return PAN_OK;
+}
+
 static int check_send(const char *fn, int port, const pan_msg_t *msg)
 {
     int r = pan_check_usable(fn);

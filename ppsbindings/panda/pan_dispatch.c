@@ -9,7 +9,7 @@
 
 #include "pan_internal.h"
 
-void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf)
+void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf, int placed)
 {
     pan_delivery_t *d = malloc(sizeof *d);
     if (d == NULL) {
@@ -19,6 +19,7 @@ void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf)
     d->hdr = *hdr;
     d->src = src;
     d->buf = buf;
+    d->placed = placed;
     *pan.dq_tail = d;
     pan.dq_tail = &d->next;
 }
@@ -45,11 +46,19 @@ void pan_complete(const pan_wire_hdr_t *hdr, int src, char *buf)
     case PAN_K_ONEWAY:
     case PAN_K_BCAST:
     case PAN_K_REQ:
-        pan_enqueue(hdr, src, buf);
+        pan_enqueue(hdr, src, buf, 0);
         break;
     default:
         lci_abort(1, "Panda: a message of unknown kind arrived");
     }
+}
+
+void pan_complete_placed(const pan_wire_hdr_t *hdr, int src, char *buf)
+{
+    if (hdr->kind == PAN_K_OBCAST) {
+        lci_abort(1, "Panda: totally-ordered broadcasts are not placed");
+    }
+    pan_enqueue(hdr, src, buf, 1);
 }
 
 static int has_handler(const pan_delivery_t *d)
@@ -90,7 +99,9 @@ int pan_dispatch(void)
             pan.dq_tail = pp;
         }
         run_handler(d);
-        free(d->buf);
+        if (!d->placed) {
+            free(d->buf);
+        }
         free(d);
         n++;
     }
@@ -106,7 +117,9 @@ void pan_dispatch_fini(void)
     while (pan.dq_head != NULL) {
         pan_delivery_t *d = pan.dq_head;
         pan.dq_head = d->next;
-        free(d->buf);
+        if (!d->placed) {
+            free(d->buf);
+        }
         free(d);
     }
     pan.dq_tail = &pan.dq_head;

@@ -30,8 +30,12 @@ int pan_frag_init(void)
 void pan_frag_fini(void)
 {
     for (int i = 0; i < pan.size; i++) {
-        free(pan.uni[i].buf);
-        free(pan.mc[i].buf);
+        if (!pan.uni[i].placed) {
+            free(pan.uni[i].buf);
+        }
+        if (!pan.mc[i].placed) {
+            free(pan.mc[i].buf);
+        }
     }
     free(pan.uni);
     free(pan.mc);
@@ -148,6 +152,34 @@ int pan_frag_bcast(const pan_wire_hdr_t *hdr, const pan_msg_t *msg)
     return send_packets(-1, hdr, msg);
 }
 
+/* Starts reassembling a message: in the buffer the port's placement
+ * names, or in one of Panda's own. */
+static void reasm_begin(pan_reasm_t *r, const pan_wire_hdr_t *hdr, int src,
+                        const char *head, size_t head_len)
+{
+    r->hdr = *hdr;
+    r->got = 0;
+    r->skip = 0;
+    r->placed = 0;
+    r->active = 1;
+    r->buf = NULL;
+    if ((hdr->kind == PAN_K_ONEWAY || hdr->kind == PAN_K_BCAST) &&
+        pan.ports[hdr->port].place != NULL) {
+        pan_port_t *p = &pan.ports[hdr->port];
+        size_t skip = 0;
+        r->buf = p->place(src, head, head_len, hdr->len, &skip, p->place_arg);
+        if (r->buf != NULL && skip <= hdr->len) {
+            r->placed = 1;
+            r->skip = skip;
+            return;
+        }
+    }
+    r->buf = hdr->len > 0 ? malloc(hdr->len) : NULL;
+    if (r->buf == NULL && hdr->len > 0) {
+        lci_abort(1, "Panda: no memory to reassemble a message");
+    }
+}
+
 lci_upcall_result_t pan_frag_upcall(lci_rpacket_t *packet, void *arg)
 {
     (void)arg;
@@ -158,34 +190,40 @@ lci_upcall_result_t pan_frag_upcall(lci_rpacket_t *packet, void *arg)
     memcpy(&hdr, packet->data, sizeof hdr);
     pan_reasm_t *r = packet->group < 0 ? &pan.uni[packet->src]
                                        : &pan.mc[packet->src];
+    const char *data = (const char *)packet->data + sizeof hdr;
+    size_t n = packet->len - sizeof hdr;
     if (hdr.first) {
         if (r->active) {
             lci_abort(1, "Panda: a message began before the previous one "
                          "from the same sender was complete");
         }
-        r->hdr = hdr;
-        r->got = 0;
-        r->active = 1;
-        r->buf = hdr.len > 0 ? malloc(hdr.len) : NULL;
-        if (r->buf == NULL && hdr.len > 0) {
-            lci_abort(1, "Panda: no memory to reassemble a message");
-        }
+        reasm_begin(r, &hdr, packet->src, data, n);
     } else if (!r->active) {
         lci_abort(1, "Panda: a fragment arrived without its first fragment");
     }
-    size_t n = packet->len - sizeof hdr;
     if (n > r->hdr.len - r->got) {
         lci_abort(1, "Panda: a fragment runs past the end of its message");
     }
-    if (n > 0) {
-        lci_copy(r->buf + r->got, (const char *)packet->data + sizeof hdr, n);
-        r->got += n;
+    /* A placement keeps the bytes before skip out of its buffer. */
+    size_t drop = r->got < r->skip ? r->skip - r->got : 0;
+    if (drop > n) {
+        drop = n;
     }
+    if (n > drop) {
+        lci_copy(r->buf + (r->got + drop - r->skip), data + drop, n - drop);
+    }
+    r->got += n;
     if (r->got == r->hdr.len) {
         char *buf = r->buf;
         r->buf = NULL;
         r->active = 0;
-        pan_complete(&r->hdr, packet->src, buf);
+        if (r->placed) {
+            pan_wire_hdr_t h = r->hdr;
+            h.len = (uint32_t)(r->hdr.len - r->skip);
+            pan_complete_placed(&h, packet->src, buf);
+        } else {
+            pan_complete(&r->hdr, packet->src, buf);
+        }
     }
     return LCI_UPCALL_RELEASE;
 }

@@ -38,14 +38,17 @@ typedef struct pan_delivery {
     struct pan_delivery *next;
     pan_wire_hdr_t hdr;
     int src;
-    char *buf; /* malloc'd, hdr.len bytes (NULL when empty) */
+    char *buf;  /* hdr.len bytes: malloc'd (NULL when empty) or placed */
+    int placed; /* buf belongs to the port's placement, not to Panda */
 } pan_delivery_t;
 
 /* A message being put together from one sender's fragments. */
 typedef struct {
     pan_wire_hdr_t hdr;
     int active;
-    size_t got;
+    size_t got;  /* message bytes seen */
+    size_t skip; /* leading bytes a placement does not store */
+    int placed;
     char *buf;
 } pan_reasm_t;
 
@@ -85,6 +88,8 @@ typedef struct pan_call {
 typedef struct {
     pan_recv_func_t func;
     void *arg;
+    pan_place_func_t place;
+    void *place_arg;
 } pan_port_t;
 
 typedef struct {
@@ -142,7 +147,8 @@ void pan_frag_fini(void);
 
 /* pan_dispatch.c: complete messages to their handlers. */
 void pan_complete(const pan_wire_hdr_t *hdr, int src, char *buf);
-void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf);
+void pan_complete_placed(const pan_wire_hdr_t *hdr, int src, char *buf);
+void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf, int placed);
 int pan_dispatch(void);
 int pan_block_until(struct pan_cond *cond, int (*done)(void *), void *arg);
 void pan_dispatch_fini(void);

@@ -33,6 +33,7 @@ void pan_obcast_arrived(const pan_wire_hdr_t *hdr, int src, char *buf)
     d->hdr = *hdr;
     d->src = src;
     d->buf = buf;
+    d->placed = 0;
     pan_delivery_t **pp = &pan.holdback;
     while (*pp != NULL && (*pp)->hdr.tag < hdr->tag) {
         pp = &(*pp)->next;

@@ -120,6 +120,23 @@ typedef void (*pan_recv_func_t)(int src, const void *data, size_t len,
  * arriving for a port without handler are held until one is set. */
 int pan_port_set(int port, pan_recv_func_t func, void *arg);
 
+/* Chooses where a message arriving on a port is put together, so that a
+ * receiver that already knows the destination gets the data with one copy
+ * (paper 5.1: packets wait until they can be copied to the destination the
+ * receiver names).  Called from LCI's upcall when the first packet of a
+ * message from another node arrives -- it must not call Panda -- with the
+ * first head_len bytes of the message and its whole length len.  Returns
+ * the buffer for the message's bytes from *skip_p on (len - *skip_p bytes;
+ * *skip_p is 0 unless set, for a header the function has read from head),
+ * or NULL to let Panda allocate.  The port's handler then gets that buffer
+ * and len - *skip_p as its data; Panda never frees a placed buffer.
+ * Messages a node sends to itself are not placed. */
+typedef void *(*pan_place_func_t)(int src, const void *head, size_t head_len,
+                                  size_t len, size_t *skip_p, void *arg);
+
+/* Registers (or with func NULL removes) the placement of a port. */
+int pan_port_place_set(int port, pan_place_func_t func, void *arg);
+
 /* One-way message to node dest (dest may be this node).  Messages from one
  * node to another arrive in the order sent.  Returns when msg's memory may
  * be reused. */
