@@ -38,13 +38,31 @@ static void deliver(struct lci_mpi_request *req, int src, int tag,
     req->done = 1;
 }
 
-/* Takes the oldest posted receive that fits, or NULL. */
-static struct lci_mpi_request *posted_take(int src, int tag)
+/* True if a message of src that is still on its way without a receive
+ * would take req: its handler will, as the earlier message. */
+static int claimed_earlier(const struct lci_mpi_request *req, int src)
+{
+    for (const mpi_placed_t *pl = mpi.placed[src].head; pl != NULL;
+         pl = pl->next) {
+        if (pl->req == NULL && matches(req->source, req->tag, src, pl->tag)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Takes the oldest posted receive that fits, or NULL.  With placing set,
+ * not one an earlier message of the same sender will take, so that one
+ * sender's messages match in the order sent. */
+static struct lci_mpi_request *posted_take(int src, int tag, int placing)
 {
     for (struct lci_mpi_request **pp = &mpi.posted; *pp != NULL;
          pp = &(*pp)->next) {
         struct lci_mpi_request *req = *pp;
         if (matches(req->source, req->tag, src, tag)) {
+            if (placing && claimed_earlier(req, src)) {
+                return NULL;
+            }
             *pp = req->next;
             if (mpi.posted_tail == &req->next) {
                 mpi.posted_tail = pp;
@@ -59,7 +77,7 @@ static struct lci_mpi_request *posted_take(int src, int tag)
  * queue takes buf). */
 static void arrived_unmatched(int src, int tag, char *buf, size_t len)
 {
-    struct lci_mpi_request *req = posted_take(src, tag);
+    struct lci_mpi_request *req = posted_take(src, tag, 0);
     if (req == NULL) {
         mpi_queue_take(&mpi.unexpected, src, tag, buf, len);
         return;
@@ -71,9 +89,7 @@ static void arrived_unmatched(int src, int tag, char *buf, size_t len)
 static char empty_message[1]; /* where an empty message is "placed" */
 
 /* Called at a message's first packet: a receive posted for it gets the data
- * straight into its buffer (one copy).  Only when nothing earlier from the
- * same sender is still on its way may the message take a receive, so that
- * messages of one sender match in the order sent. */
+ * straight into its buffer (one copy). */
 void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
                     size_t *skip_p, void *arg)
 {
@@ -90,9 +106,7 @@ void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
         lci_abort(MPI_ERR_INTERN, "MPI: no memory for an arriving message");
     }
     pl->tag = tag;
-    if (list->head == NULL) {
-        pl->req = posted_take(src, tag);
-    }
+    pl->req = posted_take(src, tag, 1);
     if (pl->req != NULL && body <= pl->req->cap) {
         pl->buf = body > 0 ? pl->req->buf : empty_message;
     } else {
@@ -146,7 +160,8 @@ void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
         req->status.lci_bytes = len;
         req->done = 1;
     } else if (req != NULL) {
-        deliver(req, src, pl->tag, pl->buf, len); /* truncated */
+        /* Taken on the way, or longer than the receive: copied now. */
+        deliver(req, src, pl->tag, pl->buf, len);
         free(pl->buf);
     } else {
         arrived_unmatched(src, pl->tag, len > 0 ? pl->buf : NULL, len);
@@ -272,6 +287,19 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
             free(m->data);
             free(m);
             return MPI_SUCCESS;
+        }
+    }
+    /* A message on its way that no receive took yet is older than any to
+     * come: it gets this receive (its data is copied in at the end). */
+    int lo = source == MPI_ANY_SOURCE ? 0 : source;
+    int hi = source == MPI_ANY_SOURCE ? mpi.size - 1 : source;
+    for (int src = lo; src <= hi; src++) {
+        for (mpi_placed_t *pl = mpi.placed[src].head; pl != NULL;
+             pl = pl->next) {
+            if (pl->req == NULL && matches(source, tag, src, pl->tag)) {
+                pl->req = req;
+                return MPI_SUCCESS;
+            }
         }
     }
     *mpi.posted_tail = req;

@@ -1,0 +1,290 @@
+/*
+ * pps_panda_perf.c - Panda-level numbers for the paper's Table 5: one-way
+ * message latency, unicast throughput, broadcast latency and broadcast
+ * throughput, with Panda-ST (default) or Panda-MT (--mt).
+ *
+ * The method follows the LCI benchmarks, so the two levels compare:
+ *   latency      half the round trip of a ping-pong of --size byte messages
+ *                between ranks 0 and 1 (pan_send both ways);
+ *   throughput   rank 0 sends messages of --tput-size bytes to rank 1,
+ *                which acknowledges the last; bytes / (first send .. ack).
+ *                Panda's reassembly is the receiver's one copy;
+ *   bcast-lat    rank 0 broadcasts an empty message (pan_bcast); each
+ *                receiver notes lci_wtime() in its handler and reports it;
+ *                latest arrival - start (one clock: the sim platform);
+ *   bcast-tput   rank 0 broadcasts --tput-size byte messages; every
+ *                receiver acknowledges the last; bytes / (first .. last ack).
+ * Rank 0 prints the results and, with --csv FILE, appends rows
+ * (metrics lat, tput, bcast_lat, bcast_tput).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "panda.h"
+
+enum { PORT_DATA = 1, PORT_ACK = 2 };
+
+typedef struct {
+    const char *test;
+    long size, tput_size, iters, warmup;
+    double gap_us;
+    int mt;
+    const char *csv;
+} opts_t;
+
+static opts_t o = {.test = "all", .size = 16, .tput_size = 65536,
+                   .iters = 0, .warmup = 10, .gap_us = 100};
+
+static uint64_t data_got, acks_got;
+static double last_arrival, max_reported;
+
+static void on_data(int src, const void *data, size_t len, void *arg)
+{
+    (void)src;
+    (void)data;
+    (void)len;
+    (void)arg;
+    data_got++;
+    last_arrival = lci_wtime();
+}
+
+static void on_ack(int src, const void *data, size_t len, void *arg)
+{
+    (void)src;
+    (void)arg;
+    double t;
+    if (len == sizeof t) {
+        memcpy(&t, data, sizeof t);
+        if (t > max_reported) {
+            max_reported = t;
+        }
+    }
+    acks_got++;
+}
+
+static void check(int r, const char *what)
+{
+    if (r < 0) {
+        bench_fail("%s: %s", what, pan_last_error());
+    }
+}
+
+static void wait_for(const uint64_t *counter, uint64_t target)
+{
+    while (*counter < target) {
+        check(pan_wait(), "pan_wait");
+    }
+}
+
+static void send_bytes(int dest, int port, const void *buf, size_t len)
+{
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    check(pan_msg_push(&msg, buf, len), "pan_msg_push");
+    if (dest < 0) {
+        check(pan_bcast(port, &msg), "pan_bcast");
+    } else {
+        check(pan_send(dest, port, &msg), "pan_send");
+    }
+}
+
+static void report(const char *metric, double value_us, size_t size,
+                   double mb_s)
+{
+    if (pan_rank() != 0) {
+        return;
+    }
+    if (mb_s >= 0) {
+        printf("%-10s %8zu B  %10.2f MB/s\n", metric, size, mb_s);
+    } else {
+        printf("%-10s %8zu B  %10.2f us\n", metric, size, value_us);
+    }
+    if (o.csv != NULL) {
+        bench_csv_row(o.csv, o.mt ? "pps_panda_mt" : "pps_panda_st", metric,
+                      value_us, size, mb_s);
+    }
+}
+
+static void latency(char *buf)
+{
+    long iters = o.iters > 0 ? o.iters : 1000;
+    int me = pan_rank();
+    double t0 = 0;
+    data_got = 0;
+    for (long i = 0; i < o.warmup + iters; i++) {
+        if (i == o.warmup) {
+            t0 = lci_wtime();
+        }
+        if (me == 0) {
+            send_bytes(1, PORT_DATA, buf, (size_t)o.size);
+            wait_for(&data_got, (uint64_t)i + 1);
+        } else if (me == 1) {
+            wait_for(&data_got, (uint64_t)i + 1);
+            send_bytes(0, PORT_DATA, buf, (size_t)o.size);
+        }
+    }
+    report("lat", (lci_wtime() - t0) * 1e6 / (double)iters / 2.0,
+           (size_t)o.size, -1);
+}
+
+static void throughput(char *buf)
+{
+    size_t size = (size_t)o.tput_size;
+    long iters = o.iters > 0 ? o.iters : (long)(2 * 1048576 / size) + 1;
+    int me = pan_rank();
+    data_got = acks_got = 0;
+    if (me == 0) {
+        for (long i = 0; i < o.warmup; i++) {
+            send_bytes(1, PORT_DATA, buf, size);
+        }
+        wait_for(&acks_got, 1);
+        double t0 = lci_wtime();
+        for (long i = 0; i < iters; i++) {
+            send_bytes(1, PORT_DATA, buf, size);
+        }
+        wait_for(&acks_got, 2);
+        double secs = lci_wtime() - t0;
+        report("tput", secs * 1e6 / (double)iters, size,
+               (double)iters * (double)size / secs / 1e6);
+    } else if (me == 1) {
+        wait_for(&data_got, (uint64_t)o.warmup);
+        send_bytes(0, PORT_ACK, NULL, 0);
+        wait_for(&data_got, (uint64_t)(o.warmup + iters));
+        send_bytes(0, PORT_ACK, NULL, 0);
+    }
+}
+
+static void bcast_latency(void)
+{
+    long iters = o.iters > 0 ? o.iters : 50;
+    int me = pan_rank(), n = pan_size();
+    double sum = 0;
+    data_got = acks_got = 0;
+    for (long i = 0; i < o.warmup + iters; i++) {
+        if (me == 0) {
+            bench_compute(o.gap_us * 1e-6);
+            max_reported = 0;
+            acks_got = 0;
+            double t0 = lci_wtime();
+            send_bytes(-1, PORT_DATA, NULL, 0);
+            wait_for(&acks_got, (uint64_t)n - 1);
+            if (i >= o.warmup) {
+                sum += max_reported - t0;
+            }
+        } else {
+            wait_for(&data_got, (uint64_t)i + 1);
+            send_bytes(0, PORT_ACK, &last_arrival, sizeof last_arrival);
+        }
+    }
+    report("bcast_lat", sum * 1e6 / (double)iters, 0, -1);
+}
+
+static void bcast_throughput(char *buf)
+{
+    size_t size = (size_t)o.tput_size;
+    long iters = o.iters > 0 ? o.iters : (long)(1048576 / size) + 1;
+    int me = pan_rank(), n = pan_size();
+    data_got = acks_got = 0;
+    if (me == 0) {
+        for (long i = 0; i < o.warmup; i++) {
+            send_bytes(-1, PORT_DATA, buf, size);
+        }
+        wait_for(&acks_got, (uint64_t)n - 1);
+        double t0 = lci_wtime();
+        for (long i = 0; i < iters; i++) {
+            send_bytes(-1, PORT_DATA, buf, size);
+        }
+        wait_for(&acks_got, 2 * ((uint64_t)n - 1));
+        double secs = lci_wtime() - t0;
+        report("bcast_tput", secs * 1e6 / (double)iters, size,
+               (double)iters * (double)size / secs / 1e6);
+    } else {
+        wait_for(&data_got, (uint64_t)o.warmup);
+        send_bytes(0, PORT_ACK, NULL, 0);
+        wait_for(&data_got, (uint64_t)(o.warmup + iters));
+        send_bytes(0, PORT_ACK, NULL, 0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const bench_info_t info = {
+        "pps_panda_perf",
+        "Panda one-way latency, throughput and broadcast (paper Table 5)",
+        "lci-run -n 64 --decomp rxno-mni --profile myrinet-1999 --compute "
+        "zero ./bench/pps_panda_perf [options]",
+        "p2p tests use ranks 0 and 1; broadcast tests every rank."};
+    const bench_opt_t opts[] = {
+        {"--test", BENCH_OPT_STRING, &o.test, 0, 0, 0, "WHICH",
+         "lat, tput, bcast-lat, bcast-tput, p2p, bcast or all"},
+        {"--size", BENCH_OPT_LONG, &o.size, 0, 1 << 20, 0, "BYTES",
+         "latency message size"},
+        {"--tput-size", BENCH_OPT_LONG, &o.tput_size, 1, 1 << 24, 0, "BYTES",
+         "throughput message size"},
+        {"--iters", BENCH_OPT_LONG, &o.iters, 0, 1e7, 0, "N",
+         "timed repetitions (0: a default per test)"},
+        {"--warmup", BENCH_OPT_LONG, &o.warmup, 0, 1e6, 0, "N",
+         "untimed repetitions"},
+        {"--gap-us", BENCH_OPT_DOUBLE, &o.gap_us, 0, 1e6, 0, "US",
+         "idle time before each broadcast-latency repetition"},
+        {"--mt", BENCH_OPT_SET, &o.mt, 0, 0, 1, NULL,
+         "Panda-MT instead of Panda-ST"},
+        {"--csv", BENCH_OPT_STRING, &o.csv, 0, 0, 0, "FILE",
+         "append rows bench,decomp,packet_size,metric,value_us,... to FILE"},
+    };
+    bench_opts_parse(&info, opts, sizeof opts / sizeof opts[0], argc, argv);
+    const char *t = o.test;
+    int all = strcmp(t, "all") == 0;
+    int p2p = all || strcmp(t, "p2p") == 0, bc = all || strcmp(t, "bcast") == 0;
+    int do_lat = p2p || strcmp(t, "lat") == 0;
+    int do_tput = p2p || strcmp(t, "tput") == 0;
+    int do_blat = bc || strcmp(t, "bcast-lat") == 0;
+    int do_btput = bc || strcmp(t, "bcast-tput") == 0;
+    if (!do_lat && !do_tput && !do_blat && !do_btput) {
+        fprintf(stderr, "pps_panda_perf: --test %s; expected lat, tput, "
+                        "bcast-lat, bcast-tput, p2p, bcast or all\n", t);
+        return 2;
+    }
+    if (pan_init(&argc, &argv, o.mt ? PAN_MT : PAN_ST) != PAN_OK) {
+        fprintf(stderr, "pps_panda_perf: pan_init: %s\n", pan_last_error());
+        return 1;
+    }
+    if ((do_lat || do_tput) && pan_size() < 2) {
+        bench_fail("the p2p tests need at least 2 nodes");
+    }
+    check(pan_port_set(PORT_DATA, on_data, NULL), "pan_port_set");
+    check(pan_port_set(PORT_ACK, on_ack, NULL), "pan_port_set");
+    size_t cap = (size_t)(o.size > o.tput_size ? o.size : o.tput_size);
+    char *buf = calloc(1, cap);
+    if (buf == NULL) {
+        bench_fail("out of memory");
+    }
+    if (pan_rank() == 0) {
+        printf("# pps_panda_perf: Panda-%s, %s, %d nodes\n", o.mt ? "MT" : "ST",
+               lci_decomp_name(), pan_size());
+    }
+    if (do_lat) {
+        latency(buf);
+    }
+    check(pan_barrier(), "pan_barrier");
+    if (do_tput) {
+        throughput(buf);
+    }
+    check(pan_barrier(), "pan_barrier");
+    if (do_blat) {
+        bcast_latency();
+    }
+    check(pan_barrier(), "pan_barrier");
+    if (do_btput) {
+        bcast_throughput(buf);
+    }
+    free(buf);
+    check(pan_end(), "pan_end");
+    return 0;
+}
