@@ -62,10 +62,12 @@ extern int crl_self_addr;
 extern int crl_num_nodes;
 
 /* Starts LCI (lci_init removes --lci-* options from argv) and CRL on this
- * node.  Collective. */
+ * node.  Collective.  If the program has started LCI itself, CRL uses it
+ * (and takes over its upcall); the program then also stops it. */
 crl_status_t crl_init(int *argc, char ***argv);
 
-/* Waits for every node (rgn_barrier), frees every region and stops LCI. */
+/* Waits for every node (rgn_barrier), frees every region and stops LCI if
+ * crl_init started it. */
 crl_status_t crl_finalize(void);
 
 const char *crl_strerror(crl_status_t status);

@@ -77,6 +77,7 @@ typedef struct crl_bcast_msg {
 
 typedef struct {
     int started;
+    int owns_lci; /* crl_init started LCI, so crl_finalize stops it */
     int rank, size;
     int busy; /* depth of crl_enter() */
     /* packets kept while busy, in arrival order */

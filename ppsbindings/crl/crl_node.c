@@ -202,12 +202,15 @@ crl_status_t crl_init(int *argc, char ***argv)
     if (crl.started) {
         return crl_error(CRL_ERR_STATE, "crl_init: called twice");
     }
-    lci_status_t st = lci_init(argc, argv);
+    /* A program that measures LCI itself first may have started it. */
+    int owns_lci = lci_rank() < 0;
+    lci_status_t st = owns_lci ? lci_init(argc, argv) : LCI_OK;
     if (st != LCI_OK) {
         return crl_error(CRL_ERR_LCI, "crl_init: lci_init: %s",
                          lci_last_error());
     }
     memset(&crl, 0, sizeof crl);
+    crl.owns_lci = owns_lci;
     crl.rank = lci_rank();
     crl.size = lci_size();
     crl.table = calloc((size_t)crl.size, sizeof *crl.table);
@@ -253,10 +256,11 @@ crl_status_t crl_finalize(void)
     free(crl.bcast_filling);
     free(crl.reduce_vals[0]);
     free(crl.reduce_vals[1]);
+    int owns_lci = crl.owns_lci;
     memset(&crl, 0, sizeof crl);
     crl_self_addr = -1;
     crl_num_nodes = 0;
-    if (lci_finalize() != LCI_OK) {
+    if (owns_lci && lci_finalize() != LCI_OK) {
         return crl_error(CRL_ERR_LCI, "crl_finalize: lci_finalize: %s",
                          lci_last_error());
     }
