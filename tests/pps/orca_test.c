@@ -1,0 +1,94 @@
+/*
+ * orca_test.c - the Orca shared-object layer through lci-run (CUnit):
+ * replicated objects under concurrent writes from two threads per node,
+ * a single-copy object invoked by RPC from every node, and misuse, on
+ * every decomposition and, on the retransmitting ones, over a lossy wire;
+ * replicated writes on 64 nodes.
+ */
+#include "pps_cunit.h"
+
+#define REPLICATED e2e_prog_path("tests/pps/orca_replicated")
+#define SINGLE     e2e_prog_path("tests/pps/orca_single")
+#define ERRORS     e2e_prog_path("tests/pps/orca_errors")
+
+#define LOSSY "drop=0.02,seed=6"
+
+/* Replicated and single-copy objects on decomposition d, over a lossy
+ * wire if lossy. */
+static void check_decomp(const char *d, int lossy)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(d)) {
+        return;
+    }
+    const char *opt = PPS_WIRE_OPT(lossy), *val = PPS_WIRE_VAL(lossy, LOSSY);
+    e2e_run(&r, "-n", "4", "--decomp", d, opt, val, REPLICATED, "--mt", "-t",
+            "2", "-k", "6", NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "4", "--decomp", d, opt, val, SINGLE, "--mt", "-t", "2",
+            "-k", "5", "--owner", "2", NULL);
+    pps_expect_ok(&r);
+}
+
+#define DECOMP_TEST(fn, name, lossy)                                           \
+    static void fn(void)                                                       \
+    {                                                                          \
+        check_decomp(name, lossy);                                             \
+    }
+DECOMP_TEST(test_rxno_mni_replicated_and_single_copy, "rxno-mni", 0)
+DECOMP_TEST(test_rxno_mh_replicated_and_single_copy, "rxno-mh", 0)
+DECOMP_TEST(test_rxni_mni_replicated_and_single_copy, "rxni-mni", 0)
+DECOMP_TEST(test_rxni_mh_replicated_and_single_copy, "rxni-mh", 0)
+DECOMP_TEST(test_rxh_mh_replicated_and_single_copy, "rxh-mh", 0)
+DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
+DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
+DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
+
+static void test_replicated_writes_64_nodes_one_order(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "64", REPLICATED, "--mt", "-t", "2", "-k", "2", NULL);
+    pps_expect_ok(&r);
+}
+
+static void test_single_copy_on_node_0_with_four_threads(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "3", SINGLE, "--mt", "-t", "4", "-k", "4", "--owner", "0",
+            NULL);
+    pps_expect_ok(&r);
+}
+
+static void test_misuse_returns_status_and_message(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", ERRORS, "--mt", NULL);
+    pps_expect_ok(&r);
+}
+
+static void test_replicated_objects_need_panda_mt(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", REPLICATED, NULL);
+    e2e_expect_failure(&r, "run with --mt", NULL);
+    e2e_run_free(&r);
+}
+
+int main(void)
+{
+    static const pps_test_t tests[] = {
+        PPS_TEST(rxno_mni_replicated_and_single_copy),
+        PPS_TEST(rxno_mh_replicated_and_single_copy),
+        PPS_TEST(rxni_mni_replicated_and_single_copy),
+        PPS_TEST(rxni_mh_replicated_and_single_copy),
+        PPS_TEST(rxh_mh_replicated_and_single_copy),
+        PPS_TEST(rxni_mni_survives_drops),
+        PPS_TEST(rxni_mh_survives_drops),
+        PPS_TEST(rxh_mh_survives_drops),
+        PPS_TEST(replicated_writes_64_nodes_one_order),
+        PPS_TEST(single_copy_on_node_0_with_four_threads),
+        PPS_TEST(misuse_returns_status_and_message),
+        PPS_TEST(replicated_objects_need_panda_mt),
+    };
+    return pps_cunit_main("orca", tests, sizeof tests / sizeof tests[0]);
+}
