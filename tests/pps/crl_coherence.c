@@ -3,6 +3,7 @@
  * readers and writers.
  *
  * Usage: lci-run -n N ./crl_coherence [-k K] [--regions M] [--seed S]
+ *                                     [--intr]
  *
  * Every node creates M data regions (sizes from 24 bytes to several
  * packets) and tells the others their ids with rgn_bcast_send.  Node 0
@@ -18,6 +19,7 @@
  *     another region is seen by later reads: sequential consistency);
  *   - increment the counter under a write lock;
  *   - flush a cached copy.
+ * With --intr, network interrupts deliver CRL's messages too.
  * Finally the counter must equal the number of increments of all nodes,
  * and the versions must add up to the number of writes of all nodes
  * (rgn_reduce_dadd), as seen by every node.
@@ -99,6 +101,9 @@ int main(int argc, char **argv)
     int me = crl_self_addr, n = crl_num_nodes;
     if (k < 0 || m < 1 || m > 1000) {
         e2e_fail("-k %ld / --regions %ld out of range", k, m);
+    }
+    if (e2e_opt_flag(argc, argv, "--intr")) {
+        e2e_check(lci_intr_enable(), "lci_intr_enable");
     }
     uint32_t total = (uint32_t)(m * n);
     rid_t *rids = e2e_calloc(total, sizeof *rids);

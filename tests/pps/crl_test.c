@@ -76,6 +76,16 @@ static void test_crl_is_coherent_on_64_nodes(void)
     e2e_run_free(&r);
 }
 
+static void test_crl_is_coherent_with_interrupts(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "5", COHERENCE, "-k", "200", "--intr", NULL);
+    if (e2e_expect_success(&r)) {
+        CU_ASSERT(e2e_contains(r.out, ": OK"));
+    }
+    e2e_run_free(&r);
+}
+
 /* The node program reports what it rejects and exits nonzero, which is
  * how every broken invariant it checks shows up in the tests above. */
 static void test_crl_program_rejects_a_bad_option(void)
@@ -126,6 +136,8 @@ int main(void)
                 test_crl_is_coherent_on_rxh_mh);
     CU_add_test(s, "crl_is_coherent_on_64_nodes",
                 test_crl_is_coherent_on_64_nodes);
+    CU_add_test(s, "crl_is_coherent_with_interrupts",
+                test_crl_is_coherent_with_interrupts);
     CU_add_test(s, "crl_program_rejects_a_bad_option",
                 test_crl_program_rejects_a_bad_option);
     CU_add_test(s, "crl_miss_benchmark_reports_both_levels",
