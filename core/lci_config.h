@@ -68,6 +68,8 @@ typedef struct {
     lci_fault_config_t fault;
     char decomp[LCI_NAME_MAX];
     char platform[LCI_NAME_MAX];
+    uint32_t nic;  /* live: where the firmware runs (lci_nic_mode_t) */
+    uint32_t wire; /* live: shared memory or UDP (lci_wire_kind_t) */
 } lci_config_t;
 
 /* Defaults for nnodes nodes and the given packet size (Table 3). */

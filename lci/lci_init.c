@@ -4,6 +4,7 @@
  * time accounting, and the small queries.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "lci_decomp.h"
 #include "lci_host.h"
+#include "lci_live.h"
 #include "lci_options.h"
 #include "lci_timeline.h"
 
@@ -32,10 +34,24 @@ static void host_faults(void)
 {
     const lci_fault_config_t *f = &lci_seg()->cfg.fault;
     uint64_t now = lci_host.hs->clock;
+    if (lci_world.live != NULL) {
+        now = lci_live_now();
+    }
     if (f->nopoll.dur > 0 && f->nopoll.a == lci_host.rank &&
         !lci_host.nopoll_done && now >= f->nopoll.start) {
         lci_host.nopoll_done = 1;
+        if (lci_world.live != NULL) {
+            lci_live_compute((double)f->nopoll.dur * 1e-9);
+            return;
+        }
         lci_host.hs->clock = now + f->nopoll.dur;
+    }
+    if (f->die.dur > 0 && f->die.a == lci_host.rank && now >= f->die.start &&
+        lci_world.live != NULL) {
+        /* A real process dies the hard way: no exit path runs. */
+        lci_host.hs->died = 1;
+        fflush(NULL);
+        kill(getpid(), SIGKILL);
     }
     if (f->die.dur > 0 && f->die.a == lci_host.rank && now >= f->die.start) {
         /* The process dies: it takes no further part, and its NI is dead
@@ -59,6 +75,9 @@ static void host_entered(void)
 
 void lci_host_account(void)
 {
+    if (lci_world.live != NULL) {
+        lci_live_host_enter(); /* the NIC thread stays out meanwhile */
+    }
     host_faults();
     if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED) {
         host_entered();
@@ -106,6 +125,9 @@ int lci_host_enter(void)
 void lci_host_leave(void)
 {
     lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
+    if (lci_world.live != NULL) {
+        lci_live_host_leave();
+    }
     lci_host.in_lci = 0;
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
         lci_host.last_cpu_ns = lci_host_cpu_ns();
@@ -249,6 +271,14 @@ static lci_status_t attach_world(const char *fd_text, int *argc, char ***argv)
         return lci_error(LCI_ERR_PLATFORM, "lci_init: LCI_RANK %s out of range",
                          rank_text);
     }
+    if (strcmp(lci_seg()->cfg.platform, "live") == 0) {
+        const char *fabric = getenv("LCI_LIVE_FD");
+        st = lci_live_init(lci_host.rank, fabric ? atoi(fabric) : -1, err,
+                           sizeof err);
+        if (st != LCI_OK) {
+            return lci_error(st, "lci_init: %s", err);
+        }
+    }
     return LCI_OK;
 }
 
@@ -361,6 +391,9 @@ double lci_wtime(void)
         return 0.0;
     }
     lci_host_account();
+    if (lci_world.live != NULL) {
+        lci_host.hs->clock = lci_live_now();
+    }
     double t = (double)lci_host.hs->clock * 1e-9;
     lci_host_leave();
     return t;
@@ -375,6 +408,11 @@ lci_status_t lci_compute(double seconds)
     }
     lci_host_account();
     lci_host_leave(); /* computing: the host polls nothing meanwhile */
+    if (lci_world.live != NULL) {
+        lci_live_compute(seconds);
+        lci_host.computed_since_poll = 1;
+        return LCI_OK;
+    }
     lci_host.hs->clock += (uint64_t)(seconds * 1e9 + 0.5);
     lci_host.computed_since_poll = 1;
     return LCI_OK;

@@ -113,6 +113,8 @@ static lci_status_t set_packet_size(lci_options_t *opt, const char *v,
     lci_config_defaults(&opt->cfg, nodes, (uint32_t)u);
     memcpy(opt->cfg.decomp, keep.decomp, sizeof keep.decomp);
     memcpy(opt->cfg.platform, keep.platform, sizeof keep.platform);
+    opt->cfg.nic = keep.nic;
+    opt->cfg.wire = keep.wire;
     opt->cfg.fault = keep.fault;
     opt->cfg.seed = keep.seed;
     opt->cfg.compute = keep.compute;
@@ -218,15 +220,41 @@ static lci_status_t set_decomp(lci_options_t *opt, const char *v, char *err,
 static lci_status_t set_platform(lci_options_t *opt, const char *v, char *err,
                                  size_t errlen)
 {
-    if (v == NULL || strcmp(v, "sim") != 0) {
+    if (v == NULL || (strcmp(v, "sim") != 0 && strcmp(v, "live") != 0)) {
         snprintf(err, errlen,
-                 "expected platform 'sim' (the only platform built in this "
-                 "version), got '%s'",
+                 "expected platform 'sim' (simulation) or 'live' (real "
+                 "time), got '%s'",
                  v ? v : "");
         return LCI_ERR_CONFIG;
     }
     return set_name(opt->cfg.platform, sizeof opt->cfg.platform, v,
                     "platform", err, errlen);
+}
+
+static lci_status_t set_nic(lci_options_t *opt, const char *v, char *err,
+                            size_t errlen)
+{
+    static const char *const names[] = {"auto", "inline", "thread"};
+    for (uint32_t i = 0; i < 3; i++) {
+        if (v != NULL && strcmp(v, names[i]) == 0) {
+            opt->cfg.nic = i; /* lci_nic_mode_t */
+            return LCI_OK;
+        }
+    }
+    snprintf(err, errlen, "expected 'inline', 'thread' or 'auto', got '%s'",
+             v ? v : "");
+    return LCI_ERR_CONFIG;
+}
+
+static lci_status_t set_wire(lci_options_t *opt, const char *v, char *err,
+                             size_t errlen)
+{
+    if (v != NULL && (strcmp(v, "shm") == 0 || strcmp(v, "udp") == 0)) {
+        opt->cfg.wire = strcmp(v, "udp") == 0; /* lci_wire_kind_t */
+        return LCI_OK;
+    }
+    snprintf(err, errlen, "expected 'shm' or 'udp', got '%s'", v ? v : "");
+    return LCI_ERR_CONFIG;
 }
 
 static lci_status_t set_profile(lci_options_t *opt, const char *v, char *err,
@@ -248,7 +276,14 @@ static lci_status_t set_fault(lci_options_t *opt, const char *v, char *err,
 
 static const option_t options[] = {
     {"nodes", "N", "number of nodes", set_nodes},
-    {"platform", "NAME", "sim (deterministic simulation)", set_platform},
+    {"platform", "NAME",
+     "sim (deterministic simulation) or live (real time, real concurrency)",
+     set_platform},
+    {"nic", "MODE",
+     "live: NI firmware inline in the host's calls, on its own thread, or "
+     "auto",
+     set_nic},
+    {"wire", "KIND", "live: shm (shared memory) or udp", set_wire},
     {"decomp", "NAME", "decomposition, e.g. rxno-mni", set_decomp},
     {"profile", "NAME|PATH", "cost profile (default myrinet-1999)",
      set_profile},

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "lci_decomp.h"
+#include "lci_live.h"
+#include "lci_live_wire.h"
 #include "lci_options.h"
 #include "lci_sched.h"
 #include "lci_timeline.h"
@@ -57,6 +59,35 @@ static void print_progress(lci_seg_t *seg, double wall)
                                                 __ATOMIC_RELAXED),
             (unsigned long long)__atomic_load_n(&seg->packets_on_wire,
                                                 __ATOMIC_RELAXED));
+}
+
+/* SIGALRM every period, interrupting wait(). */
+static void alarm_every(long sec, long usec)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm; /* no SA_RESTART: wait() returns */
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval every = {{sec, usec}, {sec, usec}};
+    setitimer(ITIMER_REAL, &every, NULL);
+}
+
+/* The survivors of a dead live node may finish for this long: every
+ * retransmission of a packet to it, twice over, and ten seconds. */
+static double live_grace_start(const lci_config_t *cfg)
+{
+    struct timespec ts;
+    double retries = (double)(cfg->max_retries + 1) * (double)cfg->rto_ns;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    alarm_every(0, 200000);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9 + 2 * retries * 1e-9 + 10.0;
+}
+
+static int live_grace_over(double end)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9 > end;
 }
 
 static void usage(FILE *out)
@@ -317,6 +348,19 @@ int main(int argc, char **argv)
         }
         setenv(LCI_TIMELINE_ENV, timeline, 1); /* inherited by the nodes */
     }
+    int live = strcmp(opt.cfg.platform, "live") == 0;
+    if (live) {
+        /* Real time: work costs what it costs, compute is real. */
+        lci_live_profile(&prof);
+        opt.cfg.compute = LCI_COMPUTE_ZERO;
+        opt.events = 16; /* the shared event queue is not used */
+        pin = 0;
+        if (trace_hash) {
+            fprintf(stderr, "lci-run: --trace-hash needs --platform sim (a "
+                            "live run has no reproducible trace)\n");
+            return 2;
+        }
+    }
     opt.cfg.trace_hash = (uint32_t)trace_hash;
     opt.cfg.stats = (uint32_t)stats;
     opt.cfg.pin = (uint32_t)pin;
@@ -341,6 +385,30 @@ int main(int argc, char **argv)
     }
     lci_seg_t *seg = lci_seg();
     atomic_store(&lci_world_host(0)->go, 1); /* node 0 starts */
+    char fabrictext[16] = "";
+    lci_fabric_t *fabric = NULL;
+    if (live) {
+        /* The live nodes' fabric: wake-up words, addresses, and the
+         * shared-memory wire's rings. */
+        int shm = opt.cfg.wire == LCI_WIRE_SHM;
+        uint64_t fsize = lci_fabric_size(opt.cfg.nnodes, opt.cfg.packet_size,
+                                         shm);
+        int ffd = memfd_create("lci-fabric", 0);
+        void *fbase = MAP_FAILED;
+        if (ffd >= 0 && ftruncate(ffd, (off_t)fsize) == 0) {
+            fbase = mmap(NULL, fsize, PROT_READ | PROT_WRITE, MAP_SHARED, ffd,
+                         0);
+        }
+        if (fbase == MAP_FAILED) {
+            fprintf(stderr, "lci-run: cannot create a %llu-byte fabric: %s\n",
+                    (unsigned long long)fsize, strerror(errno));
+            return 1;
+        }
+        lci_fabric_init(fbase, opt.cfg.nnodes, opt.cfg.packet_size, shm);
+        fabric = fbase;
+        fabric->epoch = lci_live_clock();
+        snprintf(fabrictext, sizeof fabrictext, "%d", ffd);
+    }
 
     uint32_t n = opt.cfg.nnodes;
     pids = calloc(n, sizeof *pids);
@@ -369,6 +437,9 @@ int main(int argc, char **argv)
             setenv("LCI_SIM_FD", fdtext, 1);
             setenv("LCI_RANK", ranktext, 1);
             setenv("LCI_SIZE", sizetext, 1);
+            if (live) {
+                setenv("LCI_LIVE_FD", fabrictext, 1);
+            }
             execvp(prog[0], prog);
             fprintf(stderr, "lci-run: node %u: cannot run %s: %s\n", k,
                     prog[0], strerror(errno));
@@ -379,20 +450,23 @@ int main(int argc, char **argv)
     }
 
     if (progress) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_alarm; /* no SA_RESTART: wait() returns */
-        sigaction(SIGALRM, &sa, NULL);
-        struct itimerval every = {{5, 0}, {5, 0}};
-        setitimer(ITIMER_REAL, &every, NULL);
+        alarm_every(5, 0);
     }
     int failed = 0;
+    double grace_end = 0; /* live: when survivors of a death are stopped */
     for (uint32_t left = n; left > 0; left--) {
         int status;
         pid_t pid = wait(&status);
         if (pid < 0 && errno == EINTR) {
             left++;
-            if (progress_due) {
+            if (grace_end > 0 && live_grace_over(grace_end)) {
+                fprintf(stderr,
+                        "lci-run: the surviving nodes did not finish in "
+                        "time; stopping them\n");
+                kill_all();
+                grace_end = 0;
+            }
+            if (progress_due && progress) {
                 progress_due = 0;
                 struct timespec tn;
                 clock_gettime(CLOCK_MONOTONIC, &tn);
@@ -412,6 +486,10 @@ int main(int argc, char **argv)
             continue;
         }
         pids[rank] = 0;
+        if (live && WIFSIGNALED(status)) {
+            /* Packets to it are lost from now on, as on a network. */
+            atomic_store(&lci_fabric_node(fabric, rank)->dead, 1);
+        }
         int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         int ok = clean && lci_world_host(rank)->status == LCI_HOST_EXITED;
         if (clean && lci_world_host(rank)->died) {
@@ -429,7 +507,14 @@ int main(int argc, char **argv)
         }
         if (!ok && !failed) {
             failed = report_failure(seg, rank, status);
-            kill_all();
+            if (live && !atomic_load(&seg->abort) && WIFSIGNALED(status)) {
+                /* A real node died: the others find out through their
+                 * protocols (return-to-sender), as on a cluster, and get
+                 * a bounded time to finish. */
+                grace_end = live_grace_start(&seg->cfg);
+            } else {
+                kill_all();
+            }
         }
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lci_host.h"
+#include "lci_live.h"
 #include "lci_timeline.h"
 
 /* Takes a free send buffer visible at the host's clock; returns 0, or the
@@ -211,6 +212,9 @@ void lci_host_post(lci_cmd_t *cmd)
     uint64_t could_start = arrives > ni->cpu_free ? arrives : ni->cpu_free;
     if (ni->fw_sched_time > could_start) {
         lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
+    }
+    if (lci_world.live != NULL) {
+        lci_live_kick(); /* real time: the NI takes the command now */
     }
 }
 

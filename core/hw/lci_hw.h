@@ -23,6 +23,28 @@
 void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf);
 
+/* The link hardware's part of a transmission, common to every platform:
+ * stamps the link sequence, writes header and payload to pkt and sets the
+ * CRC.  Returns the packet's size in bytes. */
+uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
+                      unsigned char *pkt);
+
+/* What the fault injector does to the n-th packet src puts on the wire
+ * (pkt may be damaged in place): */
+#define LCI_HW_FAULT_LOST 1u  /* lost */
+#define LCI_HW_FAULT_TWICE 2u /* delivered twice */
+unsigned lci_hw_fault(const lci_wire_hdr_t *hdr, uint32_t src,
+                      unsigned char *pkt, uint32_t bytes, uint64_t n,
+                      uint64_t now, uint64_t *burst_left);
+
+/* The receiving hardware, common to every platform: checks CRC and link
+ * sequence of the bytes that arrived and stores them in a free receive
+ * buffer (*buf_p, LCI_NONE if none).  Returns the lci_hw_status_t for
+ * lci_fw_arrived. */
+uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
+                         uint32_t bytes, lci_wire_hdr_t *hdr_p,
+                         uint32_t *buf_p);
+
 /* Copies buffer buf into the host receive ring slot `slot` by DMA, starting
  * no earlier than now; the firmware hears of the completion through
  * lci_fw_host_dma_started's queue. */

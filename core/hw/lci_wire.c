@@ -54,9 +54,73 @@ static double fault_uniform(uint64_t seed, uint64_t n)
     return (double)(fault_random(seed, n) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
+                      unsigned char *pkt)
+{
+    /* Link hardware: a per-destination sequence number, then the CRC over
+     * everything after the CRC field. */
+    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
+    uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
+    hdr->link_seq = ++peer->link_tx;
+    memcpy(pkt, hdr, sizeof *hdr);
+    if (hdr->len > 0) {
+        memcpy(pkt + sizeof *hdr, payload, hdr->len);
+    }
+    uint32_t crc = lci_crc32(pkt + sizeof hdr->crc, bytes - sizeof hdr->crc);
+    memcpy(pkt, &crc, sizeof crc);
+    return bytes;
+}
+
+static void count_fault(void)
+{
+    /* Atomic: on the live platform every node injects at once. */
+    __atomic_fetch_add(&lci_seg()->faults_injected, 1, __ATOMIC_RELAXED);
+}
+
+unsigned lci_hw_fault(const lci_wire_hdr_t *hdr, uint32_t src,
+                      unsigned char *pkt, uint32_t bytes, uint64_t n,
+                      uint64_t now, uint64_t *burst_left)
+{
+    /* Decided per packet from the seed, never by the protocol code. */
+    int is_data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
+    const lci_fault_config_t *f = &lci_seg()->cfg.fault;
+    int lose = is_data && f->drop_nth != 0 && n + 1 == f->drop_nth;
+    lose |= f->drop > 0 && fault_uniform(f->seed, 4 * n) < f->drop;
+    if (*burst_left > 0) {
+        (*burst_left)--;
+        lose = 1;
+    } else if (f->burst > 0 && fault_uniform(f->seed, 4 * n + 2) < f->burst) {
+        *burst_left = f->burst_len - 1;
+        lose = 1;
+    }
+    const lci_fault_window_t *ld = &f->linkdown;
+    if (lci_fault_window_on(ld, now) &&
+        ((ld->a == src && ld->b == hdr->dst) ||
+         (ld->b == src && ld->a == hdr->dst))) {
+        lose = 1;
+    }
+    if (lose) {
+        count_fault();
+        return LCI_HW_FAULT_LOST;
+    }
+    if (f->corrupt > 0 && fault_uniform(f->seed, 4 * n + 1) < f->corrupt) {
+        count_fault();
+        uint64_t r = fault_random(f->seed ^ 0x5bd1e995, n);
+        pkt[r % bytes] ^= (unsigned char)(1u << (r >> 32) % 8);
+    }
+    if (f->dup > 0 && fault_uniform(f->seed, 4 * n + 3) < f->dup) {
+        return LCI_HW_FAULT_TWICE;
+    }
+    return 0;
+}
+
 void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf)
 {
+    if (lci_world.live != NULL) {
+        lci_world.live_transmit(ni, now, hdr, payload, buf);
+        return;
+    }
     lci_seg_t *s = lci_seg();
     const lci_profile_t *p = &s->prof;
     lci_ni_t *dst = lci_world_ni(hdr->dst);
@@ -78,10 +142,6 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
         lci_sim_post(ni->tx_free, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
 
-    /* Link hardware: a per-destination sequence number, then the CRC over
-     * everything after the CRC field. */
-    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
-    hdr->link_seq = ++peer->link_tx;
     if (s->wire_free_count == 0) {
         lci_sched_fail((int)ni->node, LCI_ERR_CONFIG,
                        "the network ran out of in-flight packet slots (%u)",
@@ -92,48 +152,19 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     unsigned char *pkt = (unsigned char *)(ws + 1);
     ws->src = ni->node;
     ws->bytes = bytes;
-    memcpy(pkt, hdr, sizeof *hdr);
-    if (hdr->len > 0) {
-        memcpy(pkt + sizeof *hdr, payload, hdr->len);
-    }
-    uint32_t crc = lci_crc32(pkt + sizeof hdr->crc, bytes - sizeof hdr->crc);
-    memcpy(pkt, &crc, sizeof crc);
+    lci_hw_frame(ni, hdr, payload, pkt);
 
-    /* Fault injection: decided per packet from the seed, never by the
-     * protocol code. */
     uint64_t n = s->packets_on_wire++;
-    int is_data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
-    const lci_fault_config_t *f = &s->cfg.fault;
-    int lose = is_data && f->drop_nth != 0 && n + 1 == f->drop_nth;
-    lose |= f->drop > 0 && fault_uniform(f->seed, 4 * n) < f->drop;
-    if (s->burst_left > 0) {
-        s->burst_left--;
-        lose = 1;
-    } else if (f->burst > 0 && fault_uniform(f->seed, 4 * n + 2) < f->burst) {
-        s->burst_left = f->burst_len - 1;
-        lose = 1;
-    }
-    const lci_fault_window_t *ld = &f->linkdown;
-    if (lci_fault_window_on(ld, now) &&
-        ((ld->a == ni->node && ld->b == hdr->dst) ||
-         (ld->b == ni->node && ld->a == hdr->dst))) {
-        lose = 1;
-    }
-    if (lose) {
-        s->faults_injected++;
+    unsigned fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now,
+                                 &s->burst_left);
+    if (fate & LCI_HW_FAULT_LOST) {
         wire_free_stack()[s->wire_free_count++] = idx;
         return;
     }
-    if (f->corrupt > 0 && fault_uniform(f->seed, 4 * n + 1) < f->corrupt) {
-        s->faults_injected++;
-        uint64_t r = fault_random(f->seed ^ 0x5bd1e995, n);
-        pkt[r % bytes] ^= (unsigned char)(1u << (r >> 32) % 8);
-    }
     lci_sim_post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
-    if (f->dup > 0 && fault_uniform(f->seed, 4 * n + 3) < f->dup &&
-        s->wire_free_count > 0) {
+    if ((fate & LCI_HW_FAULT_TWICE) && s->wire_free_count > 0) {
         /* The same bytes once more, right behind the first copy. */
-        s->faults_injected++;
+        count_fault();
         uint32_t twin = wire_free_stack()[--s->wire_free_count];
         memcpy(wire_slot(twin), ws, sizeof *ws + bytes);
         dst->rx_free = rx_end + dur;
@@ -141,23 +172,26 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     }
 }
 
-void lci_hw_on_wire_arrive(const lci_event_t *ev)
+uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
+                         uint32_t bytes, lci_wire_hdr_t *hdr_p,
+                         uint32_t *buf_p)
 {
     lci_seg_t *s = lci_seg();
-    lci_ni_t *ni = lci_world_ni(ev->node);
-    wire_slot_t *ws = wire_slot(ev->a);
     lci_wire_hdr_t hdr;
-    memcpy(&hdr, ws + 1, sizeof hdr);
     uint32_t status = LCI_HW_OK;
-    if (lci_hw_dead(ev->node, ev->time)) {
-        wire_free_stack()[s->wire_free_count++] = ev->a; /* nobody there */
-        return;
+    if (bytes < sizeof hdr) {
+        /* A runt (only a real network delivers one): unusable. */
+        memset(&hdr, 0, sizeof hdr);
+        memcpy(&hdr, pkt, bytes);
+        *hdr_p = hdr;
+        *buf_p = LCI_NONE;
+        return LCI_HW_CRC;
     }
+    memcpy(&hdr, pkt, sizeof hdr);
 
     /* The receiving hardware checks the CRC over what arrived. */
-    uint32_t crc = lci_crc32((const unsigned char *)(ws + 1) + sizeof hdr.crc,
-                             ws->bytes - sizeof hdr.crc);
-    if (crc != hdr.crc || sizeof hdr + hdr.len != ws->bytes ||
+    uint32_t crc = lci_crc32(pkt + sizeof hdr.crc, bytes - sizeof hdr.crc);
+    if (crc != hdr.crc || sizeof hdr + hdr.len != bytes ||
         hdr.len > ni->payload_max || hdr.dst != ni->node ||
         hdr.hop_src >= ni->nnodes) {
         status = LCI_HW_CRC;
@@ -179,18 +213,37 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     /* With reliability on the host, acknowledgements go up as well. */
     int wants_buffer = !lci_pkt_is_control(hdr.type) ||
                        lci_decomp_active->rx_place == LCI_PLACE_HOST;
-    if (lci_fault_window_on(&s->cfg.fault.nobuf, ev->time) &&
-        s->cfg.fault.nobuf.a == ev->node) {
+    if (lci_fault_window_on(&s->cfg.fault.nobuf, now) &&
+        s->cfg.fault.nobuf.a == ni->node) {
         wants_buffer = 0; /* starved of receive buffers */
-        s->faults_injected++;
+        count_fault();
     }
     if (status == LCI_HW_OK && wants_buffer) {
         buf = lci_ni_stack_pop(ni, &ni->recv_free);
         if (buf != LCI_NONE) {
-            memcpy(lci_ni_buf(ni, buf), ws + 1, sizeof hdr + hdr.len);
+            memcpy(lci_ni_buf(ni, buf), pkt, sizeof hdr + hdr.len);
             *lci_ni_refcnt(ni, buf) = 1;
         }
     }
+    *hdr_p = hdr;
+    *buf_p = buf;
+    return status;
+}
+
+void lci_hw_on_wire_arrive(const lci_event_t *ev)
+{
+    lci_seg_t *s = lci_seg();
+    lci_ni_t *ni = lci_world_ni(ev->node);
+    wire_slot_t *ws = wire_slot(ev->a);
+    if (lci_hw_dead(ev->node, ev->time)) {
+        wire_free_stack()[s->wire_free_count++] = ev->a; /* nobody there */
+        return;
+    }
+    lci_wire_hdr_t hdr;
+    uint32_t buf;
+    uint32_t status = lci_hw_rx_frame(ni, ev->time,
+                                      (const unsigned char *)(ws + 1),
+                                      ws->bytes, &hdr, &buf);
     uint32_t link_src = ws->src;
     wire_free_stack()[s->wire_free_count++] = ev->a;
     ni->counters.pkts_recv++;

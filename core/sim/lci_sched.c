@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lci_live.h"
 #include "lci_sched.h"
 
 /* ---- futex hand-off ------------------------------------------------- */
@@ -62,6 +63,10 @@ static int ev_before(const lci_event_t *a, const lci_event_t *b)
 void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                   uint64_t b)
 {
+    if (lci_world.live != NULL) {
+        lci_live_post(time, type, node, a, b);
+        return;
+    }
     lci_seg_t *s = lci_seg();
     lci_event_t *heap = lci_world_heap();
     if (s->heap_count == s->heap_cap) {
@@ -134,6 +139,9 @@ void lci_fw_fault_check(uint32_t node);
 
 void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 {
+    if (lci_world.live != NULL) {
+        return; /* real concurrency has no reproducible trace */
+    }
     lci_seg_t *s = lci_seg();
     fnv_mix(&s->trace_hash, t);
     fnv_mix(&s->trace_hash, ((uint64_t)type << 32) | node);
@@ -141,6 +149,9 @@ void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 
 int lci_sim_can_run_now(uint64_t t)
 {
+    if (lci_world.live != NULL) {
+        return lci_live_can_run_now(t);
+    }
     return t < lci_seg()->horizon && t < next_event_time();
 }
 
@@ -281,6 +292,10 @@ static void cluster_idle(uint32_t self)
 
 void lci_sched_sync(uint32_t self)
 {
+    if (lci_world.live != NULL) {
+        lci_live_sync(self);
+        return;
+    }
     lci_seg_t *s = lci_seg();
     lci_host_shared_t *me = lci_world_host(self);
     for (;;) {
@@ -304,6 +319,9 @@ void lci_sched_sync(uint32_t self)
 
 int lci_sched_wait(uint32_t self, lci_host_status_t how)
 {
+    if (lci_world.live != NULL) {
+        return lci_live_wait(self, how);
+    }
     lci_seg_t *s = lci_seg();
     lci_host_shared_t *me = lci_world_host(self);
     me->status = how;
@@ -331,6 +349,10 @@ int lci_sched_wait(uint32_t self, lci_host_status_t how)
 
 void lci_sched_wake(uint32_t node, uint64_t time)
 {
+    if (lci_world.live != NULL) {
+        lci_live_wake(node, time);
+        return;
+    }
     lci_host_shared_t *h = lci_world_host(node);
     if (h->status == LCI_HOST_WAITING || h->status == LCI_HOST_IDLE) {
         ready_invalidate();
@@ -356,6 +378,10 @@ void lci_sched_on_host_wake(const lci_event_t *ev)
 
 void lci_sched_exit(uint32_t self)
 {
+    if (lci_world.live != NULL) {
+        lci_live_exit(self);
+        return;
+    }
     lci_seg_t *s = lci_seg();
     lci_world_host(self)->status = LCI_HOST_EXITED;
     ready_invalidate();
@@ -382,6 +408,10 @@ void lci_sched_exit(uint32_t self)
 
 void lci_sched_start(uint32_t self)
 {
+    if (lci_world.live != NULL) {
+        lci_live_start(self);
+        return;
+    }
     lci_seg_t *s = lci_seg();
     /* Sequentially consistent with lci-run's marking of nodes that exit
      * without lci_init: one of the two sides sees the other. */
@@ -416,6 +446,9 @@ void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
         va_end(ap);
         s->abort_node = node;
         s->abort_status = status;
+        if (lci_world.live != NULL) {
+            lci_live_on_fail(node, s->abort_msg);
+        }
         fflush(NULL); /* what the node printed so far is not lost */
         for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
             lci_host_shared_t *h = lci_world_host(j);

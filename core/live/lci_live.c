@@ -1,0 +1,310 @@
+/*
+ * lci_live.c - the live platform's clock, event queue and progress engine
+ * (see lci_live.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lci_fw.h"
+#include "lci_hw.h"
+#include "lci_live.h"
+#include "lci_live_nic.h"
+#include "lci_live_wire.h"
+#include "lci_sched.h"
+
+/* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
+void lci_fw_fault_check(uint32_t node);
+
+static lci_live_t live;
+static uint64_t epoch; /* time 0 of the run, as on the sim platform */
+
+uint64_t lci_live_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t lci_live_now(void)
+{
+    return lci_live_clock() - epoch;
+}
+
+void lci_live_profile(lci_profile_t *prof)
+{
+    /* Real work costs what it costs: no charge on top.  Rates become
+     * infinite for the same reason; the watchdog delay is a policy, not a
+     * cost, and stays. */
+    double watchdog = prof->watchdog_ns, clock_ns = prof->ni_clock_ns;
+#define LCI_LIVE_ZERO(field, def, unit, desc)                                  \
+    if (unit == LCI_UNIT_TIME) {                                               \
+        prof->field = 0.0;                                                     \
+    } else if (unit == LCI_UNIT_RATE) {                                        \
+        prof->field = 1e12;                                                    \
+    }
+    LCI_PROFILE_FIELDS(LCI_LIVE_ZERO)
+#undef LCI_LIVE_ZERO
+    prof->watchdog_ns = watchdog;
+    prof->ni_clock_ns = clock_ns;
+}
+
+/* ---- this node's event queue ------------------------------------------ */
+
+static int ev_before(const lci_event_t *a, const lci_event_t *b)
+{
+    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
+                   uint64_t b)
+{
+    lci_live_t *L = &live;
+    if (node != L->rank) {
+        lci_sched_fail((int)L->rank, LCI_ERR_PLATFORM,
+                       "live platform: an event for node %u posted on node "
+                       "%u",
+                       node, L->rank);
+    }
+    if (L->nheap == L->capheap) {
+        uint64_t cap = L->capheap ? 2 * L->capheap : 256;
+        lci_event_t *h = realloc(L->heap, cap * sizeof *h);
+        if (h == NULL) {
+            lci_sched_fail((int)node, LCI_ERR_NOMEM,
+                           "live platform: out of memory for events");
+        }
+        L->heap = h;
+        L->capheap = cap;
+    }
+    lci_event_t ev = {.time = time, .seq = L->seq++, .type = type,
+                      .node = (uint16_t)node, .a = a, .b = b};
+    uint64_t i = L->nheap++;
+    while (i > 0 && ev_before(&ev, &L->heap[(i - 1) / 2])) {
+        L->heap[i] = L->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    L->heap[i] = ev;
+}
+
+static lci_event_t heap_pop(lci_live_t *L)
+{
+    lci_event_t top = L->heap[0], last = L->heap[--L->nheap];
+    uint64_t n = L->nheap, i = 0;
+    for (;;) {
+        uint64_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && ev_before(&L->heap[c + 1], &L->heap[c])) {
+            c++;
+        }
+        if (!ev_before(&L->heap[c], &last)) {
+            break;
+        }
+        L->heap[i] = L->heap[c];
+        i = c;
+    }
+    if (n > 0) {
+        L->heap[i] = last;
+    }
+    return top;
+}
+
+uint64_t lci_live_next_event(void)
+{
+    return live.nheap ? live.heap[0].time : LCI_TIME_INF;
+}
+
+int lci_live_can_run_now(uint64_t t)
+{
+    /* Firmware may go on with the next work item if its time has come. */
+    return t <= live.now;
+}
+
+/* ---- the link: what the firmware transmits goes on the wire ----------- */
+
+static void backlog_add(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
+                        uint32_t bytes)
+{
+    lci_live_backlog_t *b = malloc(sizeof *b + bytes);
+    if (b == NULL) {
+        lci_sched_fail((int)L->rank, LCI_ERR_NOMEM,
+                       "live platform: out of memory for the link backlog");
+    }
+    b->next = NULL;
+    b->dst = dst;
+    b->bytes = bytes;
+    memcpy(b->pkt, pkt, bytes);
+    lci_live_backlog_queue_t *q = &L->bl[dst];
+    if (q->tail) {
+        q->tail->next = b;
+    } else {
+        q->head = b;
+    }
+    q->tail = b;
+    L->backlog++;
+}
+
+/* Sends what waited for room, in order; returns how many went. */
+static unsigned backlog_flush(lci_live_t *L)
+{
+    unsigned n = 0;
+    for (uint32_t dst = 0; dst < L->size && L->backlog > 0; dst++) {
+        lci_live_backlog_queue_t *q = &L->bl[dst];
+        while (q->head != NULL) {
+            lci_live_backlog_t *b = q->head;
+            if (L->wire->send(L, b->dst, b->pkt, b->bytes) != 0) {
+                break;
+            }
+            q->head = b->next;
+            if (q->head == NULL) {
+                q->tail = NULL;
+            }
+            L->backlog--;
+            free(b);
+            n++;
+        }
+    }
+    return n;
+}
+
+static void wire_put(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
+                     uint32_t bytes)
+{
+    /* Packets behind a backlog wait their turn: the link stays FIFO. */
+    if (L->bl[dst].head != NULL || L->wire->send(L, dst, pkt, bytes) != 0) {
+        backlog_add(L, dst, pkt, bytes);
+    }
+}
+
+static void live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                          const void *payload, uint32_t buf)
+{
+    lci_live_t *L = &live;
+    unsigned char *pkt = L->scratch;
+    uint32_t bytes = lci_hw_frame(ni, hdr, payload, pkt);
+    unsigned fate = 0;
+    if (L->faults) {
+        /* Each node draws its own stream of fault decisions. */
+        uint64_t n = L->packets * L->size + L->rank;
+        fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now, &L->burst_left);
+    }
+    L->packets++;
+    if (!(fate & LCI_HW_FAULT_LOST)) {
+        wire_put(L, hdr->dst, pkt, bytes);
+        if (fate & LCI_HW_FAULT_TWICE) {
+            __atomic_fetch_add(&lci_seg()->faults_injected, 1,
+                               __ATOMIC_RELAXED);
+            wire_put(L, hdr->dst, pkt, bytes);
+        }
+    }
+    /* The bytes are on the wire: the buffer is free again, as on the sim
+     * platform when the send DMA finishes. */
+    if (buf != LCI_NONE && buf < ni->nsend) {
+        lci_fw_send_buf_release(ni, buf, now);
+    } else if (buf != LCI_NONE) {
+        lci_live_post(now, LCI_EV_TX_DONE, ni->node, buf, 0);
+    }
+}
+
+static void live_receive(lci_live_t *L, const unsigned char *pkt,
+                         uint32_t bytes, uint32_t src)
+{
+    lci_ni_t *ni = lci_world_ni(L->rank);
+    lci_wire_hdr_t hdr;
+    uint32_t buf;
+    uint32_t status = lci_hw_rx_frame(ni, L->now, pkt, bytes, &hdr, &buf);
+    ni->counters.pkts_recv++;
+    L->last_rx = L->now;
+    lci_fw_arrived(ni, L->now, &hdr, buf, status, src);
+}
+
+/* ---- progress --------------------------------------------------------- */
+
+int lci_live_progress(void)
+{
+    lci_live_t *L = &live;
+    if (L->in_progress) {
+        return 0; /* the firmware runs to completion, never nested */
+    }
+    L->in_progress = 1;
+    lci_sched_check_abort();
+    L->now = lci_live_now();
+    const lci_fault_window_t *die = &lci_seg()->cfg.fault.die;
+    if (die->dur > 0 && die->a == L->rank && L->now >= die->start) {
+        /* die=N@T: the node process is killed, as by kill -9. */
+        lci_world_host(L->rank)->died = 1;
+        kill(getpid(), SIGKILL);
+    }
+    int did = (int)backlog_flush(L);
+    did += (int)L->wire->poll(L, live_receive);
+    while (L->nheap > 0 && L->heap[0].time <= L->now) {
+        lci_event_t ev = heap_pop(L);
+        lci_event_table[ev.type](&ev);
+        lci_fw_fault_check(ev.node);
+        did++;
+    }
+    L->in_progress = 0;
+    return did;
+}
+
+lci_live_t *lci_live_state(void)
+{
+    return &live;
+}
+
+/* ---- start and stop --------------------------------------------------- */
+
+lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
+                           size_t errlen)
+{
+    lci_live_t *L = &live;
+    lci_seg_t *s = lci_seg();
+    memset(L, 0, sizeof *L);
+    L->rank = self;
+    L->size = s->cfg.nnodes;
+    L->launched = fabric_fd >= 0;
+    L->wire = s->cfg.wire == LCI_WIRE_UDP ? &lci_live_wire_udp
+                                          : &lci_live_wire_shm;
+    const lci_fault_config_t *f = &s->cfg.fault;
+    L->faults = f->drop > 0 || f->corrupt > 0 || f->dup > 0 || f->burst > 0 ||
+                f->drop_nth > 0 || f->linkdown.dur > 0;
+    L->scratch = malloc(s->cfg.packet_size + 64);
+    L->bl = calloc(L->size, sizeof *L->bl);
+    if (L->scratch == NULL || L->bl == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return LCI_ERR_NOMEM;
+    }
+    lci_status_t st = lci_live_fabric_map(L, fabric_fd, err, errlen);
+    if (st != LCI_OK) {
+        return st;
+    }
+    /* Fault windows (linkdown=A-B@T+D, ...) count from the start of the
+     * run; one machine's nodes share lci-run's epoch. */
+    epoch = L->fabric ? L->fabric->epoch : lci_live_clock();
+    st = L->wire->open(L, err, errlen);
+    if (st != LCI_OK) {
+        return st;
+    }
+    lci_world.live = L;
+    lci_world.live_transmit = live_transmit;
+    return lci_live_nic_init(L, err, errlen);
+}
+
+void lci_live_on_fail(int node, const char *msg)
+{
+    if (!live.launched) {
+        /* No lci-run to report it: say it here. */
+        fprintf(stderr, "lci: node %d: %s\n", node, msg);
+    }
+    if (live.fabric != NULL) {
+        /* Wake every blocked node so that it sees the stop. */
+        for (uint32_t k = 0; k < live.size; k++) {
+            lci_live_fabric_wake(&live, k);
+        }
+    }
+}

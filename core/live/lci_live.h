@@ -1,0 +1,70 @@
+/*
+ * lci_live.h - the live platform: real time, real concurrency.
+ *
+ * The firmware, the link hardware (CRC, link sequence, fault injection) and
+ * the host DMA are the same code as on the sim platform.  What differs is
+ * the environment under them:
+ *   - the clock is CLOCK_MONOTONIC, and every cost in the profile is zero
+ *     (work costs what it really costs), except the polling watchdog;
+ *   - events (firmware runs, timers, watchdog) go to a per-node queue that
+ *     runs when their real time has come, on the node's own NI: inline in
+ *     the host's LCI calls or on a NIC thread (--nic inline|thread);
+ *   - the wire is a transport between processes (lci_live_wire.h): lock-free
+ *     shared-memory rings on one machine, or UDP datagrams.
+ * Each node process runs only its own NI.  The sim scheduler's entry points
+ * (lci_sched.h) forward here when lci_world.live is set.
+ */
+#ifndef LCI_LIVE_H
+#define LCI_LIVE_H
+
+#include <stdint.h>
+
+#include "lci.h"
+#include "lci_world.h"
+
+typedef enum {
+    LCI_NIC_AUTO = 0,   /* thread when every node gets two cores */
+    LCI_NIC_INLINE = 1, /* firmware runs inside the host's LCI calls */
+    LCI_NIC_THREAD = 2, /* firmware runs on its own thread */
+} lci_nic_mode_t;
+
+typedef enum { LCI_WIRE_SHM = 0, LCI_WIRE_UDP = 1 } lci_wire_kind_t;
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+uint64_t lci_live_clock(void);
+/* Nanoseconds since the run began (the platform's clock). */
+uint64_t lci_live_now(void);
+
+/* Makes this process a live node of the world already attached (rank
+ * self).  fabric_fd: the shared fabric lci-run created (-1 if none).
+ * On error writes a message. */
+lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
+                           size_t errlen);
+
+/* Zeroes the profile's costs for real time (keeps the watchdog delay). */
+void lci_live_profile(lci_profile_t *prof);
+
+/* What the sim scheduler's entry points become (see lci_sched.h). */
+void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
+                   uint64_t b);
+int lci_live_can_run_now(uint64_t t);
+void lci_live_sync(uint32_t self);
+int lci_live_wait(uint32_t self, lci_host_status_t how);
+void lci_live_wake(uint32_t node, uint64_t time);
+void lci_live_exit(uint32_t self);
+void lci_live_start(uint32_t self);
+void lci_live_on_fail(int node, const char *msg);
+
+/* The host posted work for its NI: run it now (inline) or wake the NIC
+ * thread. */
+void lci_live_kick(void);
+
+/* The host enters and leaves LCI (the NIC thread runs the firmware only
+ * while the host is outside). */
+void lci_live_host_enter(void);
+void lci_live_host_leave(void);
+
+/* Application compute of the given length, in real time. */
+void lci_live_compute(double seconds);
+
+#endif

@@ -1,0 +1,116 @@
+/*
+ * lci_live_fabric.c - the segment lci-run shares between the live nodes of
+ * one machine: per node a wake-up word, its pid and its UDP address, and
+ * (for the shared-memory wire) one ring per ordered pair of nodes.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lci_live.h"
+#include "lci_live_nic.h"
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+static uint32_t ring_slots(uint32_t nnodes)
+{
+    /* Deep enough for a window of packets and their acknowledgements;
+     * shallower on large clusters, which have n * (n - 1) rings. */
+    uint32_t s = 8192 / (nnodes ? nnodes : 1);
+    return s < 32 ? 32 : s > 256 ? 256 : s;
+}
+
+uint64_t lci_fabric_size(uint32_t nnodes, uint32_t packet_size, int shm)
+{
+    uint64_t nodes = round_up(sizeof(lci_fabric_t), 64);
+    uint64_t rings = round_up(nodes + nnodes * sizeof(lci_fabric_node_t), 4096);
+    if (!shm) {
+        return rings;
+    }
+    uint64_t slot = round_up(8 + packet_size, 64);
+    uint64_t ring = round_up(128 + ring_slots(nnodes) * slot, 4096);
+    return rings + (uint64_t)nnodes * nnodes * ring;
+}
+
+void lci_fabric_init(void *base, uint32_t nnodes, uint32_t packet_size,
+                     int shm)
+{
+    lci_fabric_t *f = base;
+    f->magic = LCI_FABRIC_MAGIC;
+    f->nnodes = nnodes;
+    f->nslots = ring_slots(nnodes);
+    f->slot_bytes = round_up(8 + packet_size, 64);
+    f->ring_bytes = round_up(128 + f->nslots * f->slot_bytes, 4096);
+    f->off_nodes = round_up(sizeof(lci_fabric_t), 64);
+    f->off_rings =
+        round_up(f->off_nodes + nnodes * sizeof(lci_fabric_node_t), 4096);
+    f->size = lci_fabric_size(nnodes, packet_size, shm);
+}
+
+lci_status_t lci_live_fabric_map(lci_live_t *L, int fd, char *err,
+                                 size_t errlen)
+{
+    if (fd < 0) {
+        return LCI_OK;
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) {
+        snprintf(err, errlen, "live fabric: %s", strerror(errno));
+        return LCI_ERR_PLATFORM;
+    }
+    void *base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE,
+                      MAP_SHARED, fd, 0);
+    close(fd);
+    if (base == MAP_FAILED) {
+        snprintf(err, errlen, "live fabric: cannot map: %s", strerror(errno));
+        return LCI_ERR_PLATFORM;
+    }
+    lci_fabric_t *f = base;
+    if (f->magic != LCI_FABRIC_MAGIC || f->nnodes != L->size) {
+        snprintf(err, errlen, "live fabric: not a fabric for %u nodes",
+                 L->size);
+        return LCI_ERR_PLATFORM;
+    }
+    L->fabric = f;
+    atomic_store(&lci_fabric_node(f, L->rank)->pid, (int32_t)getpid());
+    return LCI_OK;
+}
+
+void lci_live_fabric_wake(lci_live_t *L, uint32_t k)
+{
+    lci_fabric_node_t *n = lci_fabric_node(L->fabric, k);
+    /* Sequentially consistent: pairs with the sleeper's store of
+     * sleepers before it looks for work one last time. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&n->sleepers, memory_order_relaxed)) {
+        atomic_fetch_add(&n->word, 1);
+        syscall(SYS_futex, (uint32_t *)&n->word, FUTEX_WAKE, INT_MAX, NULL,
+                NULL, 0);
+    }
+}
+
+void lci_live_fabric_block(lci_live_t *L, uint64_t timeout_ns,
+                           int (*ready)(lci_live_t *L))
+{
+    lci_fabric_node_t *n = lci_fabric_node(L->fabric, L->rank);
+    uint32_t w = atomic_load(&n->word);
+    atomic_fetch_add(&n->sleepers, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!ready(L)) {
+        struct timespec ts = {(time_t)(timeout_ns / 1000000000ull),
+                              (long)(timeout_ns % 1000000000ull)};
+        /* Not FUTEX_PRIVATE: the other node processes wake it. */
+        syscall(SYS_futex, (uint32_t *)&n->word, FUTEX_WAIT, w, &ts, NULL, 0);
+    }
+    atomic_fetch_sub(&n->sleepers, 1);
+}

@@ -1,0 +1,150 @@
+/*
+ * lci_live_udp.c - the UDP wire: every LCI packet one datagram.
+ *
+ * A real network: a datagram may be lost (a full socket buffer at a slow
+ * receiver is enough), duplicated, reordered or damaged.  Nothing here
+ * hides that; the receiving hardware's CRC and link-sequence checks and
+ * the decomposition's reliability deal with it, and RX_no fails loudly.
+ *
+ * Each node binds a socket to $LCI_UDP_ADDR (default 127.0.0.1), any port,
+ * and publishes the address in the fabric; lci_init's start barrier makes
+ * every address known before the first packet.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lci_contract.h"
+#include "lci_live.h"
+#include "lci_live_nic.h"
+
+typedef struct {
+    int fd, efd;
+    struct sockaddr_in *peers; /* filled from the fabric at first use */
+    uint8_t *known;
+} udp_state_t;
+
+static udp_state_t udp;
+
+static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
+{
+    if (L->fabric == NULL) {
+        snprintf(err, errlen,
+                 "the UDP wire learns the other nodes' addresses from "
+                 "lci-run; start the program with lci-run --platform live "
+                 "--wire udp");
+        return LCI_ERR_PLATFORM;
+    }
+    const char *host = getenv("LCI_UDP_ADDR");
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    if (inet_pton(AF_INET, host ? host : "127.0.0.1", &a.sin_addr) != 1) {
+        snprintf(err, errlen,
+                 "LCI_UDP_ADDR: expected an IPv4 address such as 10.0.0.2, "
+                 "got '%s'",
+                 host);
+        return LCI_ERR_CONFIG;
+    }
+    udp.fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    udp.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    socklen_t len = sizeof a;
+    if (udp.fd < 0 || udp.efd < 0 ||
+        bind(udp.fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(udp.fd, (struct sockaddr *)&a, &len) != 0) {
+        snprintf(err, errlen, "UDP wire: cannot bind %s: %s",
+                 host ? host : "127.0.0.1", strerror(errno));
+        return LCI_ERR_PLATFORM;
+    }
+    udp.peers = calloc(L->size, sizeof *udp.peers);
+    udp.known = calloc(L->size, 1);
+    if (udp.peers == NULL || udp.known == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return LCI_ERR_NOMEM;
+    }
+    lci_fabric_node_t *me = lci_fabric_node(L->fabric, L->rank);
+    me->addr = a;
+    /* Release: the address is complete before it is marked valid. */
+    atomic_store_explicit(&me->addr_set, 1, memory_order_release);
+    L->wire_state = &udp;
+    return LCI_OK;
+}
+
+static int udp_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
+                    uint32_t bytes)
+{
+    if (!udp.known[dst]) {
+        lci_fabric_node_t *n = lci_fabric_node(L->fabric, dst);
+        if (!atomic_load_explicit(&n->addr_set, memory_order_acquire)) {
+            return -1; /* not there yet: the packet waits in the backlog */
+        }
+        udp.peers[dst] = n->addr;
+        udp.known[dst] = 1;
+    }
+    ssize_t r = sendto(udp.fd, pkt, bytes, MSG_DONTWAIT,
+                       (struct sockaddr *)&udp.peers[dst],
+                       sizeof udp.peers[dst]);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+                  errno == ENOBUFS || errno == EINTR)) {
+        return -1; /* the socket pushes back: try again later */
+    }
+    return 0; /* sent, or lost on the way (a real network) */
+}
+
+static unsigned udp_poll(lci_live_t *L, lci_live_rx_func_t rx)
+{
+    unsigned char pkt[65536];
+    unsigned n = 0;
+    /* Bounded: arrivals must not starve the rest of the progress pass. */
+    while (n < 64) {
+        ssize_t r = recv(udp.fd, pkt, sizeof pkt, MSG_DONTWAIT);
+        if (r < 0) {
+            break;
+        }
+        lci_wire_hdr_t hdr;
+        uint32_t src = 0;
+        if ((size_t)r >= sizeof hdr) {
+            memcpy(&hdr, pkt, sizeof hdr);
+            src = hdr.hop_src < L->size ? hdr.hop_src : 0;
+        }
+        rx(L, pkt, (uint32_t)r, src);
+        n++;
+    }
+    return n;
+}
+
+static void udp_block(lci_live_t *L, uint64_t timeout_ns)
+{
+    (void)L;
+    struct pollfd p[2] = {{udp.fd, POLLIN, 0}, {udp.efd, POLLIN, 0}};
+    int ms = (int)((timeout_ns + 999999) / 1000000);
+    if (poll(p, 2, ms) > 0 && (p[1].revents & POLLIN)) {
+        uint64_t v;
+        ssize_t r = read(udp.efd, &v, sizeof v);
+        (void)r;
+    }
+}
+
+static void udp_kick(lci_live_t *L)
+{
+    (void)L;
+    uint64_t one = 1;
+    ssize_t r = write(udp.efd, &one, sizeof one);
+    (void)r;
+}
+
+const lci_live_wire_ops_t lci_live_wire_udp = {
+    .name = "udp",
+    .open = udp_open,
+    .send = udp_send,
+    .poll = udp_poll,
+    .block = udp_block,
+    .kick = udp_kick,
+};

@@ -1,0 +1,257 @@
+/*
+ * live_test_platform.c - end-to-end tests (CUnit) of the live platform:
+ * the same node programs as tests/e2e run in real time on real processes,
+ * with the NI firmware inline or on its own thread, over the shared-memory
+ * wire and over UDP on loopback, with injected faults and a node that is
+ * killed.
+ *
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "e2e_runner.h"
+#include "pps_cunit.h" /* the CUnit main of the test drivers */
+
+/* Generous timers: the machine may be shared and loaded, and a live node
+ * that is not scheduled for a few hundred milliseconds must not look
+ * dead (a peer gives up after RTO x retries without progress). */
+#define LIVE_RTO "5000000"
+#define LIVE_RETRIES "400"
+
+static void run_ok(const char *nic, const char *wire, const char *d,
+                   const char *nodes, const char *program, const char *k,
+                   const char *extra)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(d)) {
+        return;
+    }
+    e2e_run(&r, "-n", nodes, "--platform", "live", "--nic", nic, "--wire",
+            wire, "--decomp", d, "--rto", LIVE_RTO, "--max-retries",
+            LIVE_RETRIES, program, "-k", k, extra, NULL);
+    e2e_expect_success(&r);
+    CU_ASSERT(e2e_contains(r.out, ": OK"));
+    e2e_run_free(&r);
+}
+
+/* Every node program over one decomposition, NI placement and wire. */
+static void run_programs(const char *nic, const char *wire, const char *d)
+{
+    run_ok(nic, wire, d, "4", ALLTOALL, "200", NULL);
+    run_ok(nic, wire, d, "4", MCAST, "100", NULL);
+    run_ok(nic, wire, d, "4", FA, "100", NULL);
+    run_ok(nic, wire, d, "4", ALLTOALL, "50", "--intr");
+}
+
+#define PROGRAMS_TEST(fn, nic, wire, d)                                        \
+    static void fn(void)                                                       \
+    {                                                                          \
+        run_programs(nic, wire, d);                                            \
+    }
+
+PROGRAMS_TEST(test_inline_shm_rxno_mni_delivers_exactly_once_in_order,
+              "inline", "shm", "rxno-mni")
+PROGRAMS_TEST(test_inline_shm_rxno_mh_delivers_exactly_once_in_order,
+              "inline", "shm", "rxno-mh")
+PROGRAMS_TEST(test_inline_shm_rxni_mni_delivers_exactly_once_in_order,
+              "inline", "shm", "rxni-mni")
+PROGRAMS_TEST(test_inline_shm_rxni_mh_delivers_exactly_once_in_order,
+              "inline", "shm", "rxni-mh")
+PROGRAMS_TEST(test_inline_shm_rxh_mh_delivers_exactly_once_in_order,
+              "inline", "shm", "rxh-mh")
+PROGRAMS_TEST(test_thread_shm_rxno_mni_delivers_exactly_once_in_order,
+              "thread", "shm", "rxno-mni")
+PROGRAMS_TEST(test_thread_shm_rxno_mh_delivers_exactly_once_in_order,
+              "thread", "shm", "rxno-mh")
+PROGRAMS_TEST(test_thread_shm_rxni_mni_delivers_exactly_once_in_order,
+              "thread", "shm", "rxni-mni")
+PROGRAMS_TEST(test_thread_shm_rxni_mh_delivers_exactly_once_in_order,
+              "thread", "shm", "rxni-mh")
+PROGRAMS_TEST(test_thread_shm_rxh_mh_delivers_exactly_once_in_order,
+              "thread", "shm", "rxh-mh")
+PROGRAMS_TEST(test_inline_udp_rxni_mni_delivers_exactly_once_in_order,
+              "inline", "udp", "rxni-mni")
+PROGRAMS_TEST(test_inline_udp_rxni_mh_delivers_exactly_once_in_order,
+              "inline", "udp", "rxni-mh")
+PROGRAMS_TEST(test_inline_udp_rxh_mh_delivers_exactly_once_in_order,
+              "inline", "udp", "rxh-mh")
+PROGRAMS_TEST(test_thread_udp_rxni_mni_delivers_exactly_once_in_order,
+              "thread", "udp", "rxni-mni")
+PROGRAMS_TEST(test_thread_udp_rxh_mh_delivers_exactly_once_in_order,
+              "thread", "udp", "rxh-mh")
+
+static void test_64_nodes_inline_shm_alltoall_delivers_everything(void)
+{
+    run_ok("inline", "shm", "rxno-mni", "64", ALLTOALL, "5", NULL);
+}
+
+/* ---- faults injected on the live wire ---------------------------------- */
+
+static const char *const retransmitting[] = {"rxni-mni", "rxni-mh", "rxh-mh"};
+
+static void run_faulty(const char *wire, const char *spec)
+{
+    for (size_t i = 0; i < 3; i++) {
+        const char *d = retransmitting[i];
+        if (e2e_skip_unless_offered(d)) {
+            continue;
+        }
+        struct e2e_run r;
+        e2e_run(&r, "-n", "4", "--platform", "live", "--wire", wire,
+                "--decomp", d, "--rto", LIVE_RTO, "--max-retries",
+                LIVE_RETRIES, "--fault", spec, "--stats", ALLTOALL, "-k",
+                "300", NULL);
+        e2e_expect_success(&r);
+        CU_ASSERT(e2e_contains(r.out, ": OK"));
+        CU_ASSERT(e2e_contains(r.err, "wire faults injected"));
+        e2e_run_free(&r);
+        e2e_run(&r, "-n", "4", "--platform", "live", "--wire", wire,
+                "--decomp", d, "--rto", LIVE_RTO, "--max-retries",
+                LIVE_RETRIES, "--fault", spec, MCAST, "-k", "100", NULL);
+        e2e_expect_success(&r);
+        e2e_run_free(&r);
+    }
+}
+
+static void test_shm_with_drops_dups_and_damage_retransmitting_decomps_deliver(
+    void)
+{
+    run_faulty("shm", "drop=0.02,dup=0.01,corrupt=0.01,seed=7");
+}
+
+static void test_udp_with_drops_dups_and_damage_retransmitting_decomps_deliver(
+    void)
+{
+    run_faulty("udp", "drop=0.02,dup=0.01,corrupt=0.01,seed=11");
+}
+
+static void run_rxno_fails(const char *wire, const char *spec)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered("rxno-mni")) {
+        return;
+    }
+    e2e_run(&r, "-n", "2", "--platform", "live", "--wire", wire, "--decomp",
+            "rxno-mni", "--fault", spec, ALLTOALL, "-k", "500", NULL);
+    e2e_expect_failure(&r, "RX_no", NULL);
+    e2e_run_free(&r);
+}
+
+static void test_rxno_over_lossy_shm_fails_loudly(void)
+{
+    run_rxno_fails("shm", "drop=0.05,seed=3");
+}
+
+static void test_rxno_over_udp_with_damage_fails_loudly(void)
+{
+    run_rxno_fails("udp", "corrupt=0.05,seed=3");
+}
+
+static void test_rxno_over_udp_with_duplicates_fails_loudly(void)
+{
+    run_rxno_fails("udp", "dup=0.05,seed=3");
+}
+
+/* ---- a node process killed (die=N@T sends it SIGKILL) ------------------- */
+
+static void run_death(const char *nic, const char *wire, const char *d)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(d)) {
+        return;
+    }
+    /* Death long after start-up, sends long after death; the dead node is
+     * given up on after 40 x 25 ms without an acknowledgement. */
+    e2e_run(&r, "-n", "4", "--platform", "live", "--nic", nic, "--wire", wire,
+            "--decomp", d, "--rto", "25000000", "--max-retries", "40",
+            "--fault", "die=3@400ms", e2e_prog_path("tests/e2e/e2e_deadnode"),
+            "-k", "20", "--after-us", "800000", NULL);
+    /* lci-run names the dead node and fails the run; the survivors got
+     * their packets to it back and finished. */
+    e2e_expect_failure(&r, "node 3", "killed by signal 9", NULL);
+    CU_ASSERT(e2e_contains(r.out, "20 to the dead returned: OK"));
+    CU_ASSERT(!e2e_contains(r.err, "did not finish"));
+    e2e_run_free(&r);
+}
+
+static void test_killed_node_packets_return_to_sender_rxni_mni_shm(void)
+{
+    run_death("inline", "shm", "rxni-mni");
+}
+
+static void test_killed_node_packets_return_to_sender_rxh_mh_udp(void)
+{
+    run_death("inline", "udp", "rxh-mh");
+}
+
+static void test_killed_node_packets_return_to_sender_rxni_mh_thread_udp(void)
+{
+    run_death("thread", "udp", "rxni-mh");
+}
+
+/* ---- bad options -------------------------------------------------------- */
+
+static void expect_bad_option(const char *name, const char *value,
+                              const char *expected)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", name, value, ALLTOALL, NULL);
+    e2e_expect_failure(&r, expected, NULL);
+    CU_ASSERT(r.exited && r.status == 2);
+    e2e_run_free(&r);
+}
+
+static void test_bad_platform_nic_and_wire_say_what_was_expected(void)
+{
+    expect_bad_option("--platform", "real", "expected platform 'sim'");
+    expect_bad_option("--nic", "fpga", "expected 'inline', 'thread'");
+    expect_bad_option("--wire", "tcp", "expected 'shm' or 'udp'");
+}
+
+static void test_trace_hash_on_live_platform_is_refused(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", "--platform", "live", "--trace-hash", ALLTOALL,
+            NULL);
+    e2e_expect_failure(&r, "--trace-hash needs --platform sim", NULL);
+    e2e_run_free(&r);
+}
+
+/* ---- registry ----------------------------------------------------------- */
+
+static const pps_test_t tests[] = {
+    PPS_TEST(inline_shm_rxno_mni_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxno_mh_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxni_mni_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxni_mh_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(thread_shm_rxno_mni_delivers_exactly_once_in_order),
+    PPS_TEST(thread_shm_rxno_mh_delivers_exactly_once_in_order),
+    PPS_TEST(thread_shm_rxni_mni_delivers_exactly_once_in_order),
+    PPS_TEST(thread_shm_rxni_mh_delivers_exactly_once_in_order),
+    PPS_TEST(thread_shm_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(64_nodes_inline_shm_alltoall_delivers_everything),
+    PPS_TEST(inline_udp_rxni_mni_delivers_exactly_once_in_order),
+    PPS_TEST(inline_udp_rxni_mh_delivers_exactly_once_in_order),
+    PPS_TEST(inline_udp_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
+    PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(shm_with_drops_dups_and_damage_retransmitting_decomps_deliver),
+    PPS_TEST(udp_with_drops_dups_and_damage_retransmitting_decomps_deliver),
+    PPS_TEST(rxno_over_lossy_shm_fails_loudly),
+    PPS_TEST(rxno_over_udp_with_damage_fails_loudly),
+    PPS_TEST(rxno_over_udp_with_duplicates_fails_loudly),
+    PPS_TEST(killed_node_packets_return_to_sender_rxni_mni_shm),
+    PPS_TEST(killed_node_packets_return_to_sender_rxh_mh_udp),
+    PPS_TEST(killed_node_packets_return_to_sender_rxni_mh_thread_udp),
+    PPS_TEST(bad_platform_nic_and_wire_say_what_was_expected),
+    PPS_TEST(trace_hash_on_live_platform_is_refused),
+};
+
+int main(void)
+{
+    return pps_cunit_main("live", tests, sizeof tests / sizeof tests[0]);
+}
