@@ -135,7 +135,9 @@ void crl_send_packet(int dest, const crl_msg_hdr_t *hdr, const void *payload,
 
 int crl_rid_home(rid_t rid);
 crl_region_t *crl_region_lookup(rid_t rid);
-/* The region behind a pointer rgn_map returned, or NULL (error set). */
+/* The region behind a pointer rgn_map returned, or NULL (error set).  A
+ * pointer that is not one is caught by the magic number in front of the
+ * data, which reads the bytes before it: pass only rgn_map's pointers. */
 crl_region_t *crl_region_of(void *rgn, const char *fn);
 void crl_region_on_map_req(int src, const crl_msg_hdr_t *h);
 void crl_region_on_map_rep(const crl_msg_hdr_t *h);

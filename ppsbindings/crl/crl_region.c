@@ -186,8 +186,7 @@ void *rgn_map(rid_t rid)
         if (crl_wait_flag(&crl.map_done, "the region's size") != CRL_OK) {
             return NULL;
         }
-        r = crl_region_lookup(rid); /* a concurrent map may have made it */
-        if (r == NULL && crl.map_size > 0) {
+        if (crl.map_size > 0) {
             r = region_new(rid, crl.map_size);
             if (r == NULL || table_put(r) != 0) {
                 free(r);
