@@ -1,14 +1,16 @@
 /*
  * panda_mt.c - node program: Panda-MT with several threads per node.
  *
- * Usage: lci-run -n N ./panda_mt --mt [-t THREADS] [-k CALLS]
+ * Usage: lci-run -n N ./panda_mt --mt [-t THREADS] [-k CALLS] [--compute-us U]
  *
  * Each of THREADS worker threads makes CALLS RPCs to other nodes, half to a
  * service that replies at once and half to one whose handler hands its
  * ticket to a server thread that replies later, and sends a
  * totally-ordered broadcast after each call.  Every reply is checked; every
  * node folds the order of the broadcasts it delivered into a hash, and
- * node 0 fails unless all hashes equal its own.
+ * node 0 fails unless all hashes equal its own.  With --compute-us each
+ * worker computes U microseconds (lci_compute) after each call, so
+ * requests arrive while a thread runs and are taken by interrupts.
  */
 #include "pps_node.h"
 
@@ -20,6 +22,7 @@ struct req {
 };
 
 static int nthreads, ncalls;
+static long compute_us;
 static int obcast_got;
 static uint64_t order_hash = 1469598103934665603ULL;
 
@@ -125,6 +128,9 @@ static void *worker(void *arg)
             e2e_fail("thread %d call %d: wrong answer %d", t, c, (int)answer);
         }
         pps_check(pan_obcast(OBCAST_PORT, &msg), "pan_obcast");
+        if (compute_us > 0) {
+            e2e_check(lci_compute((double)compute_us * 1e-6), "lci_compute");
+        }
     }
     return NULL;
 }
@@ -137,6 +143,7 @@ int main(int argc, char **argv)
     }
     nthreads = (int)e2e_opt_long(argc, argv, "-t", 3);
     ncalls = (int)e2e_opt_long(argc, argv, "-k", 10);
+    compute_us = e2e_opt_long(argc, argv, "--compute-us", 0);
     int n = pan_size();
     pps_check(pan_cond_create(&work), "pan_cond_create");
     pps_check(pan_rpc_set(0, serve_now, NULL), "pan_rpc_set");

@@ -73,16 +73,34 @@ static void test_ordered_broadcast_multithreaded_one_order(void)
     pps_expect_ok(&r);
 }
 
+/* The interrupts column of the "sum" row of lci-run --stats, or -1. */
+static long stats_interrupts(const char *err)
+{
+    const char *p = strstr(err != NULL ? err : "", "\n  sum ");
+    long v[16];
+    if (p == NULL ||
+        sscanf(p, " sum %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld "
+                  "%ld",
+               &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+               &v[9], &v[10], &v[11], &v[12], &v[13]) != 14) {
+        return -1;
+    }
+    return v[13];
+}
+
 /* Panda-MT hands the node from thread to thread at fixed points only, so
- * the same seed must give the same trace. */
-static void test_multithreaded_run_is_deterministic(void)
+ * the same seed must give the same trace, also when threads compute and
+ * requests come in by interrupt. */
+static void test_multithreaded_run_is_deterministic_and_takes_interrupts(void)
 {
     struct e2e_run a, b;
     char ha[19], hb[19];
     e2e_run(&a, "-n", "4", "--seed", "9", "--compute", "zero", "--trace-hash",
-            MT, "--mt", "-t", "4", "-k", "8", NULL);
+            "--stats", MT, "--mt", "-t", "4", "-k", "8", "--compute-us", "200",
+            NULL);
     e2e_run(&b, "-n", "4", "--seed", "9", "--compute", "zero", "--trace-hash",
-            MT, "--mt", "-t", "4", "-k", "8", NULL);
+            "--stats", MT, "--mt", "-t", "4", "-k", "8", "--compute-us", "200",
+            NULL);
     e2e_expect_success(&a);
     e2e_expect_success(&b);
     CU_ASSERT_FATAL(e2e_trace_hash(&a, ha) && e2e_trace_hash(&b, hb));
@@ -90,6 +108,11 @@ static void test_multithreaded_run_is_deterministic(void)
         printf("\n    same seed, different trace hashes: %s vs %s", ha, hb);
     }
     CU_ASSERT_STRING_EQUAL(ha, hb);
+    long intr = stats_interrupts(a.err);
+    if (intr <= 0) {
+        printf("\n    no interrupts counted (%ld)", intr);
+    }
+    CU_ASSERT(intr > 0);
     e2e_run_free(&a);
     e2e_run_free(&b);
 }
@@ -117,7 +140,7 @@ int main(void)
         PPS_TEST(rpc_1_mib_multithreaded_round_trips),
         PPS_TEST(ordered_broadcast_64_nodes_one_order),
         PPS_TEST(ordered_broadcast_multithreaded_one_order),
-        PPS_TEST(multithreaded_run_is_deterministic),
+        PPS_TEST(multithreaded_run_is_deterministic_and_takes_interrupts),
         PPS_TEST(thread_calls_in_single_threaded_panda_fail),
     };
     return pps_cunit_main("panda", tests, sizeof tests / sizeof tests[0]);
