@@ -181,7 +181,8 @@ static lci_status_t take_args(int *argc, char ***argv, lci_options_t *opt,
     return LCI_OK;
 }
 
-/* Without lci-run: a private one-node cluster. */
+/* Without lci-run: a private one-node cluster; or, under mpirun or srun,
+ * this process's node of a live cluster. */
 static lci_status_t standalone_world(int *argc, char ***argv)
 {
     lci_options_t opt;
@@ -195,7 +196,20 @@ static lci_status_t standalone_world(int *argc, char ***argv)
     if (st != LCI_OK) {
         return st;
     }
-    if (opt.cfg.nnodes != 1) {
+    /* Started by mpirun or srun: a live node over UDP, rank and size from
+     * the launcher through PMIx. */
+    uint32_t rank = 0;
+    int pmix = lci_live_pmix_launched();
+    if (pmix) {
+        st = lci_live_pmix_init(&rank, &opt.cfg.nnodes, err, sizeof err);
+        if (st != LCI_OK) {
+            return lci_error(st, "lci_init: %s", err);
+        }
+        snprintf(opt.cfg.platform, sizeof opt.cfg.platform, "live");
+        opt.cfg.wire = LCI_WIRE_UDP;
+        opt.cfg.compute = LCI_COMPUTE_ZERO;
+    }
+    if (opt.cfg.nnodes != 1 && !pmix) {
         return lci_error(LCI_ERR_CONFIG,
                          "lci_init: %u nodes requested; start the program "
                          "with lci-run -n %u",
@@ -212,7 +226,10 @@ static lci_status_t standalone_world(int *argc, char ***argv)
     if (st != LCI_OK) {
         return lci_error(st, "lci_init: %s", err);
     }
-    opt.events = 1u << 16;
+    if (pmix) {
+        lci_live_profile(&prof); /* real time: no charges */
+    }
+    opt.events = pmix ? 16 : 1u << 16;
     uint64_t size = lci_world_size(&opt.cfg, opt.events);
     void *base = mmap(NULL, size, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -230,7 +247,13 @@ static lci_status_t standalone_world(int *argc, char ***argv)
     lci_host.standalone = 1;
     lci_host.seg_base = base;
     lci_host.seg_size = size;
-    lci_host.rank = 0;
+    lci_host.rank = rank;
+    if (pmix) {
+        st = lci_live_init(rank, -1, err, sizeof err);
+        if (st != LCI_OK) {
+            return lci_error(st, "lci_init: %s", err);
+        }
+    }
     return LCI_OK;
 }
 

@@ -67,4 +67,18 @@ void lci_live_host_leave(void);
 /* Application compute of the given length, in real time. */
 void lci_live_compute(double seconds);
 
+/* ---- started by a PMIx launcher (mpirun, srun): lci_live_pmix.c ---- */
+
+/* Whether this process was started by one (PMIX_RANK is set). */
+int lci_live_pmix_launched(void);
+/* Connects to the launcher: this process's rank and the job size. */
+lci_status_t lci_live_pmix_init(uint32_t *rank_p, uint32_t *size_p, char *err,
+                                size_t errlen);
+/* Publishes len bytes (this node's address) and, after a fence, reads
+ * every node's into all[size * len]. */
+lci_status_t lci_live_pmix_exchange(uint32_t size, const void *mine,
+                                    size_t len, void *all, char *err,
+                                    size_t errlen);
+void lci_live_pmix_fini(void);
+
 #endif

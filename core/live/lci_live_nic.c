@@ -352,6 +352,7 @@ void lci_live_exit(uint32_t self)
     }
     __atomic_store_n(&lci_world_host(self)->status, LCI_HOST_EXITED,
                      __ATOMIC_RELEASE);
+    lci_live_pmix_fini();
 }
 
 void lci_live_compute(double seconds)

@@ -6,12 +6,14 @@
  * hides that; the receiving hardware's CRC and link-sequence checks and
  * the decomposition's reliability deal with it, and RX_no fails loudly.
  *
- * Each node binds a socket to $LCI_UDP_ADDR (default 127.0.0.1), any port,
- * and publishes the address in the fabric; lci_init's start barrier makes
- * every address known before the first packet.
+ * Each node binds a socket to $LCI_UDP_ADDR, any port, and publishes the
+ * address: in the fabric under lci-run (default 127.0.0.1; lci_init's start
+ * barrier makes every address known before the first packet), or through
+ * PMIx under mpirun or srun (default: the address of this host's name).
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -33,20 +35,54 @@ typedef struct {
 
 static udp_state_t udp;
 
+/* Under a PMIx launcher on a cluster: the address of this host's name,
+ * so that the other hosts can reach it. */
+static const char *host_address(char *buf, size_t len)
+{
+    char name[256];
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_DGRAM;
+    if (gethostname(name, sizeof name) != 0 ||
+        getaddrinfo(name, NULL, &hints, &res) != 0 || res == NULL) {
+        return "127.0.0.1";
+    }
+    inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, buf,
+              (socklen_t)len);
+    freeaddrinfo(res);
+    return buf;
+}
+
+static lci_status_t udp_exchange(lci_live_t *L, const struct sockaddr_in *a,
+                                 char *err, size_t errlen)
+{
+    if (L->fabric != NULL) {
+        lci_fabric_node_t *me = lci_fabric_node(L->fabric, L->rank);
+        me->addr = *a;
+        /* Release: the address is complete before it is marked valid. */
+        atomic_store_explicit(&me->addr_set, 1, memory_order_release);
+        return LCI_OK;
+    }
+    lci_status_t st = lci_live_pmix_exchange(L->size, a, sizeof *a,
+                                             udp.peers, err, errlen);
+    if (st == LCI_OK) {
+        memset(udp.known, 1, L->size);
+    }
+    return st;
+}
+
 static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
 {
-    if (L->fabric == NULL) {
-        snprintf(err, errlen,
-                 "the UDP wire learns the other nodes' addresses from "
-                 "lci-run; start the program with lci-run --platform live "
-                 "--wire udp");
-        return LCI_ERR_PLATFORM;
-    }
+    char buf[INET_ADDRSTRLEN];
     const char *host = getenv("LCI_UDP_ADDR");
+    if (host == NULL) {
+        host = L->fabric ? "127.0.0.1" : host_address(buf, sizeof buf);
+    }
     struct sockaddr_in a;
     memset(&a, 0, sizeof a);
     a.sin_family = AF_INET;
-    if (inet_pton(AF_INET, host ? host : "127.0.0.1", &a.sin_addr) != 1) {
+    if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
         snprintf(err, errlen,
                  "LCI_UDP_ADDR: expected an IPv4 address such as 10.0.0.2, "
                  "got '%s'",
@@ -59,8 +95,8 @@ static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
     if (udp.fd < 0 || udp.efd < 0 ||
         bind(udp.fd, (struct sockaddr *)&a, sizeof a) != 0 ||
         getsockname(udp.fd, (struct sockaddr *)&a, &len) != 0) {
-        snprintf(err, errlen, "UDP wire: cannot bind %s: %s",
-                 host ? host : "127.0.0.1", strerror(errno));
+        snprintf(err, errlen, "UDP wire: cannot bind %s: %s", host,
+                 strerror(errno));
         return LCI_ERR_PLATFORM;
     }
     udp.peers = calloc(L->size, sizeof *udp.peers);
@@ -69,12 +105,8 @@ static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return LCI_ERR_NOMEM;
     }
-    lci_fabric_node_t *me = lci_fabric_node(L->fabric, L->rank);
-    me->addr = a;
-    /* Release: the address is complete before it is marked valid. */
-    atomic_store_explicit(&me->addr_set, 1, memory_order_release);
     L->wire_state = &udp;
-    return LCI_OK;
+    return udp_exchange(L, &a, err, errlen);
 }
 
 static int udp_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
