@@ -46,8 +46,12 @@ typedef struct {
     const char *csv, *test;
 } opts_t;
 
-static opts_t o = {.size = 64, .tput_size = 65536, .iters = 50,
-                   .tput_iters = 10, .warmup = 5, .test = "p2p"};
+static opts_t o = {.size = 64,
+                   .tput_size = 65536,
+                   .iters = 50,
+                   .tput_iters = 10,
+                   .warmup = 5,
+                   .test = "p2p"};
 
 /* ---- LCI level ------------------------------------------------------ */
 
@@ -223,11 +227,9 @@ static void crl_level(int *argc, char ***argv, double r[4])
         r[1] = best;
         r[3] = (double)o.tput_size * (double)o.tput_iters / secs / 1e6;
         free(t);
-        crl_check(rgn_bcast_send(4 * (int)sizeof(double), r),
-                  "rgn_bcast_send");
+        crl_check(rgn_bcast_send(4 * (int)sizeof(double), r), "rgn_bcast_send");
     } else {
-        crl_check(rgn_bcast_recv(4 * (int)sizeof(double), r),
-                  "rgn_bcast_recv");
+        crl_check(rgn_bcast_recv(4 * (int)sizeof(double), r), "rgn_bcast_recv");
     }
     crl_check(crl_finalize(), "crl_finalize");
     free(lat_rids);
@@ -266,12 +268,12 @@ static void report(const double r[4])
     if (o.csv != NULL) {
         bench_csv_row(o.csv, "pps_crl_miss", "lci_lat", r[0] * 1e6,
                       (size_t)o.size, -1);
-        bench_csv_row(o.csv, "pps_crl_miss", "lat", r[1] * 1e6,
-                      (size_t)o.size, -1);
+        bench_csv_row(o.csv, "pps_crl_miss", "lat", r[1] * 1e6, (size_t)o.size,
+                      -1);
         bench_csv_row(o.csv, "pps_crl_miss", "lci_tput",
                       (double)o.tput_size / r[2], (size_t)o.tput_size, r[2]);
-        bench_csv_row(o.csv, "pps_crl_miss", "tput",
-                      (double)o.tput_size / r[3], (size_t)o.tput_size, r[3]);
+        bench_csv_row(o.csv, "pps_crl_miss", "tput", (double)o.tput_size / r[3],
+                      (size_t)o.tput_size, r[3]);
     }
 }
 
@@ -301,8 +303,7 @@ int main(int argc, char **argv)
     bench_opts_parse(&info, opts, sizeof opts / sizeof opts[0], argc, argv);
     int bcast = strcmp(o.test, "bcast") == 0;
     if (!bcast && strcmp(o.test, "p2p") != 0) {
-        fprintf(stderr,
-                "pps_crl_miss: --test expects p2p or bcast, got '%s'\n",
+        fprintf(stderr, "pps_crl_miss: --test expects p2p or bcast, got '%s'\n",
                 o.test);
         return 2;
     }

@@ -126,13 +126,13 @@ double rgn_reduce_dmax(double value);
 /* ---- statistics ----------------------------------------------------- */
 
 typedef struct {
-    uint64_t read_misses;    /* rgn_start_read that had to wait */
-    uint64_t write_misses;   /* rgn_start_write that had to wait */
+    uint64_t read_misses;  /* rgn_start_read that had to wait */
+    uint64_t write_misses; /* rgn_start_write that had to wait */
     uint64_t read_hits;
     uint64_t write_hits;
     uint64_t invalidations_sent;     /* by this node as a home */
     uint64_t invalidations_received; /* by this node's copies */
-    uint64_t requests_queued;        /* requests a home could not serve at once */
+    uint64_t requests_queued; /* requests a home could not serve at once */
     uint64_t msgs_sent;
     uint64_t msgs_received; /* packets taken from LCI */
     uint64_t msgs_deferred; /* packets that arrived during a CRL call */

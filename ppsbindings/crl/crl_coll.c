@@ -9,7 +9,11 @@
 
 #include "crl_internal.h"
 
-typedef enum { CRL_REDUCE_ADD = 1, CRL_REDUCE_MIN, CRL_REDUCE_MAX } crl_reduce_op_t;
+typedef enum {
+    CRL_REDUCE_ADD = 1,
+    CRL_REDUCE_MIN,
+    CRL_REDUCE_MAX
+} crl_reduce_op_t;
 
 crl_status_t rgn_barrier(void)
 {
@@ -230,8 +234,9 @@ static double reduce(crl_reduce_op_t op, double value, const char *fn)
         return NAN;
     }
     if (crl.reduce_done_seq != seq) {
-        crl_error(CRL_ERR_STATE, "%s: got the result of reduction %u, "
-                                 "expected %u",
+        crl_error(CRL_ERR_STATE,
+                  "%s: got the result of reduction %u, "
+                  "expected %u",
                   fn, crl.reduce_done_seq, seq);
         return NAN;
     }

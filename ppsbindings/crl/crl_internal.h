@@ -31,7 +31,11 @@ typedef enum {
     CRL_COPY_EXCLUSIVE
 } crl_copy_t;
 
-typedef enum { CRL_WANT_NONE = 0, CRL_WANT_READ, CRL_WANT_WRITE } crl_want_t;
+typedef enum {
+    CRL_WANT_NONE = 0,
+    CRL_WANT_READ,
+    CRL_WANT_WRITE
+} crl_want_t;
 
 /* A request the home could not serve yet. */
 typedef struct {
@@ -57,12 +61,12 @@ typedef struct crl_region {
     uint32_t size;
     int map_count;
     int deleted;
-    int readers; /* this node's open read sections */
-    int writer;  /* this node has a write section open */
-    crl_copy_t copy;  /* a remote copy's state (the home uses dir) */
-    crl_want_t want;  /* the access this node waits for */
-    int granted;      /* the awaited access was granted */
-    int inv_deferred; /* an invalidation waits for the section to end */
+    int readers;       /* this node's open read sections */
+    int writer;        /* this node has a write section open */
+    crl_copy_t copy;   /* a remote copy's state (the home uses dir) */
+    crl_want_t want;   /* the access this node waits for */
+    int granted;       /* the awaited access was granted */
+    int inv_deferred;  /* an invalidation waits for the section to end */
     uint32_t data_got; /* bytes of the awaited data reply so far */
     crl_dir_t *dir;    /* at the home only */
     _Alignas(16) unsigned char data[];
@@ -124,8 +128,8 @@ crl_status_t crl_wait_flag(const volatile int *flag, const char *what);
 /* ---- crl_msg.c ------------------------------------------------------ */
 
 void crl_send_ctl(int dest, crl_msg_type_t type, rid_t rid, uint32_t size);
-void crl_send_data(int dest, crl_msg_type_t type, rid_t rid,
-                   const void *data, uint32_t size);
+void crl_send_data(int dest, crl_msg_type_t type, rid_t rid, const void *data,
+                   uint32_t size);
 /* Sends hdr + payload (one packet) to dest, or to every other node if
  * dest < 0. */
 void crl_send_packet(int dest, const crl_msg_hdr_t *hdr, const void *payload,
@@ -182,8 +186,8 @@ void crl_remote_on_inv(const crl_msg_hdr_t *h);
 
 void crl_coll_on_bcast(int src, const crl_msg_hdr_t *h, const void *data,
                        uint32_t len);
-void crl_coll_on_reduce_in(int src, const crl_msg_hdr_t *h,
-                           const void *data, uint32_t len);
+void crl_coll_on_reduce_in(int src, const crl_msg_hdr_t *h, const void *data,
+                           uint32_t len);
 void crl_coll_on_reduce_out(const crl_msg_hdr_t *h, const void *data,
                             uint32_t len);
 void crl_coll_free(void);

@@ -61,8 +61,7 @@ const char *crl_strerror(crl_status_t status)
 crl_status_t crl_check_started(const char *fn)
 {
     if (!crl.started) {
-        return crl_error(CRL_ERR_STATE, "%s: crl_init has not been called",
-                         fn);
+        return crl_error(CRL_ERR_STATE, "%s: crl_init has not been called", fn);
     }
     return CRL_OK;
 }
@@ -130,8 +129,7 @@ static void crl_defer(lci_rpacket_t *p)
         size_t cap = crl.dcap ? 2 * crl.dcap : 64;
         lci_rpacket_t **q = malloc(cap * sizeof *q);
         if (q == NULL) {
-            crl_fatal("CRL: node %d: out of memory keeping packets",
-                      crl.rank);
+            crl_fatal("CRL: node %d: out of memory keeping packets", crl.rank);
         }
         for (size_t i = 0; i < crl.dlen; i++) {
             q[i] = crl.deferred[(crl.dhead + i) % crl.dcap];

@@ -15,7 +15,7 @@
 
 typedef enum {
     /* remote -> home */
-    CRL_MSG_MAP_REQ = 1,   /* size of region rid? */
+    CRL_MSG_MAP_REQ = 1, /* size of region rid? */
     CRL_MSG_SHARED_REQ = 2,
     CRL_MSG_EXCL_REQ = 3,
     CRL_MSG_INV_ACK = 4,      /* copy dropped */
@@ -30,17 +30,17 @@ typedef enum {
     CRL_MSG_INV = 12,
     CRL_MSG_DELETE = 13,
     /* global operations */
-    CRL_MSG_BCAST = 14,      /* rgn_bcast_send fragment, to every node */
-    CRL_MSG_REDUCE_IN = 15,  /* a node's value, to node 0 */
-    CRL_MSG_REDUCE_OUT = 16  /* the result, from node 0 to every node */
+    CRL_MSG_BCAST = 14,     /* rgn_bcast_send fragment, to every node */
+    CRL_MSG_REDUCE_IN = 15, /* a node's value, to node 0 */
+    CRL_MSG_REDUCE_OUT = 16 /* the result, from node 0 to every node */
 } crl_msg_type_t;
 
 typedef struct {
-    uint8_t type;        /* crl_msg_type_t */
+    uint8_t type; /* crl_msg_type_t */
     uint8_t reserved[3];
-    uint32_t size;       /* region size; bcast: message length */
-    uint32_t offset;     /* of this fragment's data */
-    uint32_t seq;        /* reductions and broadcasts: sequence number */
+    uint32_t size;   /* region size; bcast: message length */
+    uint32_t offset; /* of this fragment's data */
+    uint32_t seq;    /* reductions and broadcasts: sequence number */
     uint64_t rid;
 } crl_msg_hdr_t;
 

@@ -91,8 +91,8 @@ crl_region_t *crl_region_of(void *rgn, const char *fn)
         crl_error(CRL_ERR_INVAL, "%s: NULL region", fn);
         return NULL;
     }
-    crl_region_t *r = (crl_region_t *)((unsigned char *)rgn -
-                                       offsetof(crl_region_t, data));
+    crl_region_t *r =
+        (crl_region_t *)((unsigned char *)rgn - offsetof(crl_region_t, data));
     if (r->magic != CRL_REGION_MAGIC) {
         crl_error(CRL_ERR_INVAL, "%s: %p is not a mapped region", fn, rgn);
         return NULL;
@@ -216,8 +216,9 @@ crl_status_t rgn_unmap(void *rgn)
         return CRL_ERR_INVAL;
     }
     if (r->map_count == 0) {
-        return crl_error(CRL_ERR_STATE, "rgn_unmap: region 0x%llx is not "
-                                        "mapped",
+        return crl_error(CRL_ERR_STATE,
+                         "rgn_unmap: region 0x%llx is not "
+                         "mapped",
                          (unsigned long long)r->rid);
     }
     if (--r->map_count == 0 && r->deleted) {
@@ -243,8 +244,8 @@ unsigned rgn_size(void *rgn)
 void crl_region_on_map_req(int src, const crl_msg_hdr_t *h)
 {
     crl_region_t *r = crl_region_lookup(h->rid);
-    uint32_t size = r != NULL && !r->deleted && r->home == crl.rank ? r->size
-                                                                    : 0;
+    uint32_t size =
+        r != NULL && !r->deleted && r->home == crl.rank ? r->size : 0;
     crl_send_ctl(src, CRL_MSG_MAP_REP, h->rid, size);
 }
 

@@ -24,8 +24,8 @@ static crl_status_t section_region(void *rgn, const char *fn,
         return CRL_ERR_INVAL;
     }
     if (r->deleted) {
-        return crl_error(CRL_ERR_NOREGION, "%s: region 0x%llx was deleted",
-                         fn, (unsigned long long)r->rid);
+        return crl_error(CRL_ERR_NOREGION, "%s: region 0x%llx was deleted", fn,
+                         (unsigned long long)r->rid);
     }
     *r_p = r;
     return CRL_OK;
@@ -176,8 +176,7 @@ crl_status_t rgn_flush(void *rgn)
 
 /* ---- handlers ------------------------------------------------------- */
 
-void crl_remote_on_reply(const crl_msg_hdr_t *h, const void *data,
-                         uint32_t len)
+void crl_remote_on_reply(const crl_msg_hdr_t *h, const void *data, uint32_t len)
 {
     crl_region_t *r = crl_region_lookup(h->rid);
     if (r == NULL || r->want == CRL_WANT_NONE) {
@@ -197,8 +196,8 @@ void crl_remote_on_reply(const crl_msg_hdr_t *h, const void *data,
         }
     }
     r->data_got = 0;
-    r->copy = h->type == CRL_MSG_SHARED_DATA ? CRL_COPY_SHARED
-                                             : CRL_COPY_EXCLUSIVE;
+    r->copy =
+        h->type == CRL_MSG_SHARED_DATA ? CRL_COPY_SHARED : CRL_COPY_EXCLUSIVE;
     if (r->want == CRL_WANT_READ) {
         r->readers++;
     } else {

@@ -37,11 +37,11 @@ typedef enum {
     MG_ERR_INVAL = -1, /* bad argument (NULL, k out of range) */
     MG_ERR_STATE = -2, /* not valid now (not initialised, nested run) */
     MG_ERR_NOMEM = -3,
-    MG_ERR_LCI = -4    /* LCI failed underneath (see mg_last_error) */
+    MG_ERR_LCI = -4 /* LCI failed underneath (see mg_last_error) */
 } mg_status_t;
 
 #define MG_JOB_BYTES 32
-#define MG_K_MAX 4096
+#define MG_K_MAX     4096
 
 /* A job descriptor: the table entry it is for, and the application's
  * bytes. */

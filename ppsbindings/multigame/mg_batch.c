@@ -25,8 +25,8 @@ void mg_batch_send(int dest)
 {
     unsigned n = mg.nbatch[dest];
     const mg_job_t *jobs = mg.batch + (size_t)dest * mg.k;
-    size_t per_packet = (lci_packet_capacity() - sizeof(mg_msg_hdr_t)) /
-                        sizeof(mg_job_t);
+    size_t per_packet =
+        (lci_packet_capacity() - sizeof(mg_msg_hdr_t)) / sizeof(mg_job_t);
     if (n == 0) {
         return;
     }
@@ -36,8 +36,8 @@ void mg_batch_send(int dest)
     mg.batched -= n;
     for (unsigned off = 0; off < n; off += (unsigned)per_packet) {
         unsigned c = n - off < per_packet ? n - off : (unsigned)per_packet;
-        mg_msg_hdr_t h = {.type = MG_MSG_JOBS, .count = (uint16_t)c,
-                          .run = mg.run};
+        mg_msg_hdr_t h = {
+            .type = MG_MSG_JOBS, .count = (uint16_t)c, .run = mg.run};
         mg_send_packet(dest, &h, jobs + off, c * sizeof(mg_job_t));
         /* Counted when it leaves: a node is passive only with nothing
          * left to send, so the token always sees the sum. */

@@ -116,8 +116,8 @@ void mg_send_packet(int dest, const mg_msg_hdr_t *hdr, const void *payload,
                       : lci_send(pkt, dest, sizeof *hdr + len);
     }
     if (st != LCI_OK) {
-        mg_fatal("search layer: node %d: sending to node %d: %s", mg.rank,
-                 dest, lci_last_error());
+        mg_fatal("search layer: node %d: sending to node %d: %s", mg.rank, dest,
+                 lci_last_error());
     }
     mg.stats.packets_sent++;
 }

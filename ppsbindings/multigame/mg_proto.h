@@ -17,7 +17,10 @@ typedef enum {
     MG_MSG_DONE = 3   /* node 0 found termination: broadcast */
 } mg_msg_type_t;
 
-typedef enum { MG_WHITE = 0, MG_BLACK = 1 } mg_colour_t;
+typedef enum {
+    MG_WHITE = 0,
+    MG_BLACK = 1
+} mg_colour_t;
 
 typedef struct {
     uint8_t type;   /* mg_msg_type_t */

@@ -25,7 +25,7 @@
 #include "lci.h"
 #include "mg.h"
 
-#define CELLS 9
+#define CELLS     9
 #define POSITIONS 362880u /* 9! */
 
 typedef struct {
@@ -216,8 +216,7 @@ int main(int argc, char **argv)
     }
     double secs = lci_wtime() - t0;
     int64_t old;
-    check_lci(lci_fetch_add(0, 0, (int64_t)pz.distinct, &old),
-              "lci_fetch_add");
+    check_lci(lci_fetch_add(0, 0, (int64_t)pz.distinct, &old), "lci_fetch_add");
     check_lci(lci_fetch_add(0, 1, (int64_t)st.jobs_processed, &old),
               "lci_fetch_add");
     check_lci(lci_barrier(), "lci_barrier");
@@ -233,8 +232,7 @@ int main(int argc, char **argv)
                " positions (serial search: %" PRIu64 "), %" PRId64
                " jobs, %.6f s: %s\n",
                lci_size(), cfg.k, depth, pz.work_s * 1e6, total, want,
-               jobs - base_jobs, secs,
-               ok ? "OK" : "MISMATCH");
+               jobs - base_jobs, secs, ok ? "OK" : "MISMATCH");
         rc = !ok;
     }
     free(pz.best);

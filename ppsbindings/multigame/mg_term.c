@@ -26,8 +26,8 @@ void mg_term_reset(void)
 
 static void send_token(int dest, int64_t q, mg_colour_t colour)
 {
-    mg_msg_hdr_t h = {.type = MG_MSG_TOKEN, .colour = (uint8_t)colour,
-                      .run = mg.run, .q = q};
+    mg_msg_hdr_t h = {
+        .type = MG_MSG_TOKEN, .colour = (uint8_t)colour, .run = mg.run, .q = q};
     mg.has_token = 0;
     mg_send_packet(dest, &h, NULL, 0);
 }

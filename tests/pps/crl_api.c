@@ -28,8 +28,8 @@
 static void expect(int got, int want, const char *what)
 {
     if (got != want) {
-        e2e_fail("%s returned %d (%s), expected %d (%s); last error: %s",
-                 what, got, crl_strerror((crl_status_t)got), want,
+        e2e_fail("%s returned %d (%s), expected %d (%s); last error: %s", what,
+                 got, crl_strerror((crl_status_t)got), want,
                  crl_strerror((crl_status_t)want), crl_last_error());
     }
 }

@@ -74,8 +74,7 @@ static uint64_t check(const unsigned char *data, uint32_t size, uint32_t index,
     rec_hdr_t h;
     memcpy(&h, data, sizeof h);
     if (h.index != index) {
-        e2e_fail("%s region %u: header names region %u", when, index,
-                 h.index);
+        e2e_fail("%s region %u: header names region %u", when, index, h.index);
     }
     fill(want, size, index, h.version, h.writer);
     size_t d = e2e_first_difference(want, data, size);
@@ -140,7 +139,8 @@ int main(int argc, char **argv)
                 e2e_fail("broadcast %d came from node %" PRIu64, root,
                          (uint64_t)msg[0]);
             }
-            memcpy(rids + (uint32_t)root * m, msg + 1, (size_t)m * sizeof(rid_t));
+            memcpy(rids + (uint32_t)root * m, msg + 1,
+                   (size_t)m * sizeof(rid_t));
             if (root == 0) {
                 memcpy(extra, msg + 1 + m, sizeof extra);
             }
@@ -174,7 +174,8 @@ int main(int argc, char **argv)
             uint64_t v = check(data[j], region_size(j), j, "before write");
             if (v < seen[j]) {
                 e2e_fail("region %u went back from version %" PRIu64
-                         " to %" PRIu64, j, seen[j], v);
+                         " to %" PRIu64,
+                         j, seen[j], v);
             }
             fill(data[j], region_size(j), j, v + 1, (uint32_t)me);
             seen[j] = v + 1;
@@ -189,7 +190,8 @@ int main(int argc, char **argv)
             crl_ok(rgn_end_read(data[j]), "rgn_end_read");
             if (v < seen[j]) {
                 e2e_fail("region %u went back from version %" PRIu64
-                         " to %" PRIu64, j, seen[j], v);
+                         " to %" PRIu64,
+                         j, seen[j], v);
             }
             seen[j] = v;
         } else if (op < 75) { /* read through the last-write record */
@@ -241,7 +243,7 @@ int main(int argc, char **argv)
     crl_ok(rgn_start_read(counter), "rgn_start_read counter");
     int64_t final = *counter;
     crl_ok(rgn_end_read(counter), "rgn_end_read counter");
-    if ((double)final != all_incs) {
+    if ((double) final != all_incs) {
         e2e_fail("counter is %" PRId64 ", but the nodes incremented it %.0f "
                  "times",
                  final, all_incs);

@@ -16,8 +16,8 @@
 #include "e2e_runner.h"
 
 #define COHERENCE e2e_prog_path("tests/pps/crl_coherence")
-#define CRL_API e2e_prog_path("tests/pps/crl_api")
-#define CRL_MISS e2e_prog_path("bench/pps_crl_miss")
+#define CRL_API   e2e_prog_path("tests/pps/crl_api")
+#define CRL_MISS  e2e_prog_path("bench/pps_crl_miss")
 
 static int is_rx_no(const char *d)
 {
@@ -132,8 +132,7 @@ int main(void)
                 test_crl_is_coherent_on_rxni_mni);
     CU_add_test(s, "crl_is_coherent_on_rxni_mh",
                 test_crl_is_coherent_on_rxni_mh);
-    CU_add_test(s, "crl_is_coherent_on_rxh_mh",
-                test_crl_is_coherent_on_rxh_mh);
+    CU_add_test(s, "crl_is_coherent_on_rxh_mh", test_crl_is_coherent_on_rxh_mh);
     CU_add_test(s, "crl_is_coherent_on_64_nodes",
                 test_crl_is_coherent_on_64_nodes);
     CU_add_test(s, "crl_is_coherent_with_interrupts",

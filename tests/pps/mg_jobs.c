@@ -24,10 +24,10 @@
 #include "mg.h"
 
 typedef struct {
-    uint64_t tree;     /* jobs per root: 1 + F + ... + F^G */
-    uint64_t total;    /* jobs in all */
+    uint64_t tree;  /* jobs per root: 1 + F + ... + F^G */
+    uint64_t total; /* jobs in all */
     unsigned gens, fanout;
-    uint8_t *seen;     /* per job id */
+    uint8_t *seen; /* per job id */
     uint64_t processed;
 } jobs_t;
 
@@ -58,8 +58,7 @@ static void handle(const mg_job_t *job, void *arg)
                  id, job->key);
     }
     if (mg_owner(job->key) != lci_rank()) {
-        e2e_fail("job %" PRIu64 " belongs to node %d", id,
-                 mg_owner(job->key));
+        e2e_fail("job %" PRIu64 " belongs to node %d", id, mg_owner(job->key));
     }
     if (js->seen[id]) {
         e2e_fail("job %" PRIu64 " processed twice", id);
@@ -108,7 +107,8 @@ int main(int argc, char **argv)
     }
     if ((uint64_t)n * (uint64_t)roots * js.tree > (UINT64_C(1) << 26)) {
         e2e_fail("%" PRIu64 " jobs a tree x %ld roots x %d nodes is too "
-                 "many", js.tree, roots, n);
+                 "many",
+                 js.tree, roots, n);
     }
     js.total = (uint64_t)n * (uint64_t)roots * js.tree;
     js.seen = e2e_calloc(js.total, 1);

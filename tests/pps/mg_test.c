@@ -13,7 +13,7 @@
 
 #include "e2e_runner.h"
 
-#define JOBS e2e_prog_path("tests/pps/mg_jobs")
+#define JOBS   e2e_prog_path("tests/pps/mg_jobs")
 #define PUZZLE e2e_prog_path("ppsbindings/multigame/mg_puzzle")
 
 static void expect_ok(struct e2e_run *r)
