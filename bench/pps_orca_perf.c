@@ -1,0 +1,291 @@
+/*
+ * pps_orca_perf.c - Orca-level numbers for the paper's Table 5: an
+ * operation on a single-copy object on another node (an RPC) and a write
+ * to a replicated object (a fetch-and-add for the sequence number, then a
+ * broadcast), on Orca over Panda-MT.
+ *
+ * The method follows pps_panda_perf, so the levels compare:
+ *   latency      half the round trip of an operation with a --size byte
+ *                argument on an object held by rank 1, invoked by rank 0;
+ *   throughput   rank 0 invokes that operation with --tput-size bytes, one
+ *                after another; bytes / time (Panda's reassembly is the
+ *                owner's one copy);
+ *   bcast-lat    rank 0 invokes an operation without arguments on a
+ *                replicated object; each node notes lci_wtime() when it
+ *                applies it and reports it; latest application - start;
+ *   bcast-tput   rank 0 invokes a write with --tput-size bytes on the
+ *                replicated object, one after another (each returns once
+ *                applied on rank 0); every other node acknowledges the
+ *                last; bytes / (first invocation .. last ack).
+ * Rank 0 prints the results and, with --csv FILE, appends rows (metrics
+ * lat, tput, bcast_lat, bcast_tput).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+#include "orca.h"
+#include "panda.h"
+#include "pps_orca_bench.h"
+
+enum {
+    PORT_ACK = 1
+};
+
+/* ---- the object type: a sink for bytes, and a time stamp ------------- */
+
+typedef struct {
+    int64_t ops;
+    int64_t bytes;
+} sink_t;
+
+/* Applications of writes on this node, and when the last one ran. */
+static uint64_t applied;
+static double last_applied;
+
+static int64_t sink_put(sink_t *self, const void *data, size_t len)
+{
+    (void)data;
+    self->ops++;
+    self->bytes += (int64_t)len;
+    applied++;
+    return self->ops;
+}
+
+static int64_t sink_stamp(sink_t *self)
+{
+    last_applied = lci_wtime();
+    applied++;
+    return ++self->ops;
+}
+
+enum {
+    SINK_PUT,
+    SINK_STAMP
+};
+
+/* ---- helpers --------------------------------------------------------- */
+
+static uint64_t acks_got;
+static double max_reported;
+
+static void on_ack(int src, const void *data, size_t len, void *arg)
+{
+    (void)src;
+    (void)arg;
+    double t;
+    if (len == sizeof t) {
+        memcpy(&t, data, sizeof t);
+        if (t > max_reported) {
+            max_reported = t;
+        }
+    }
+    acks_got++;
+}
+
+static void check_pan(int r, const char *what)
+{
+    if (r < 0) {
+        bench_fail("%s: %s", what, pan_last_error());
+    }
+}
+
+static void check_orca(int r, const char *what)
+{
+    if (r < 0) {
+        bench_fail("%s: %s", what, orca_last_error());
+    }
+}
+
+static orca_type_t *sink_type(void)
+{
+    orca_type_t *t;
+    static const orca_vtype_t put_args[] = {ORCA_BYTES};
+    check_orca(orca_type_create("sink", sizeof(sink_t), NULL, &t),
+               "orca_type_create");
+    check_orca(orca_op_define(t, "put", ORCA_WRITE, ORCA_FUNC(sink_put),
+                              ORCA_INT64, 1, put_args),
+               "orca_op_define");
+    check_orca(orca_op_define(t, "stamp", ORCA_WRITE, ORCA_FUNC(sink_stamp),
+                              ORCA_INT64, 0, NULL),
+               "orca_op_define");
+    return t;
+}
+
+static void wait_for(const uint64_t *counter, uint64_t target)
+{
+    while (*counter < target) {
+        check_pan(pan_wait(), "pan_wait");
+    }
+}
+
+static void ack(const void *data, size_t len)
+{
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    check_pan(pan_msg_push(&msg, data, len), "pan_msg_push");
+    check_pan(pan_send(0, PORT_ACK, &msg), "pan_send");
+}
+
+static void put(orca_object_t *obj, const char *buf, size_t len)
+{
+    orca_value_t arg = orca_bytes(buf, len);
+    check_orca(orca_invoke(obj, SINK_PUT, &arg, 1, NULL), "orca_invoke");
+}
+
+/* ---- the tests -------------------------------------------------------- */
+
+static void latency(orca_object_t *remote, const char *buf)
+{
+    long iters = pps_orca_iters(1000);
+    if (pan_rank() != 0) {
+        return; /* rank 1 serves from its handlers */
+    }
+    double t0 = 0;
+    for (long i = 0; i < o.warmup + iters; i++) {
+        if (i == o.warmup) {
+            t0 = lci_wtime();
+        }
+        put(remote, buf, (size_t)o.size);
+    }
+    pps_orca_report("pps_orca", "lat",
+                    (lci_wtime() - t0) * 1e6 / (double)iters / 2.0,
+                    (size_t)o.size, -1);
+}
+
+static void throughput(orca_object_t *remote, const char *buf)
+{
+    size_t size = (size_t)o.tput_size;
+    long iters = pps_orca_iters((long)(2 * 1048576 / size) + 1);
+    if (pan_rank() != 0) {
+        return;
+    }
+    for (long i = 0; i < o.warmup; i++) {
+        put(remote, buf, size);
+    }
+    double t0 = lci_wtime();
+    for (long i = 0; i < iters; i++) {
+        put(remote, buf, size);
+    }
+    double secs = lci_wtime() - t0;
+    pps_orca_report("pps_orca", "tput", secs * 1e6 / (double)iters, size,
+                    (double)iters * (double)size / secs / 1e6);
+}
+
+static void bcast_latency(orca_object_t *replicated)
+{
+    long iters = pps_orca_iters(50);
+    int me = pan_rank(), n = pan_size();
+    double sum = 0;
+    applied = 0;
+    for (long i = 0; i < o.warmup + iters; i++) {
+        if (me == 0) {
+            bench_compute(o.gap_us * 1e-6);
+            max_reported = 0;
+            acks_got = 0;
+            double t0 = lci_wtime();
+            check_orca(orca_invoke(replicated, SINK_STAMP, NULL, 0, NULL),
+                       "orca_invoke");
+            wait_for(&acks_got, (uint64_t)n - 1);
+            if (i >= o.warmup) {
+                sum += max_reported - t0;
+            }
+        } else {
+            wait_for(&applied, (uint64_t)i + 1);
+            ack(&last_applied, sizeof last_applied);
+        }
+    }
+    pps_orca_report("pps_orca", "bcast_lat", sum * 1e6 / (double)iters, 0, -1);
+}
+
+static void bcast_throughput(orca_object_t *replicated, const char *buf)
+{
+    size_t size = (size_t)o.tput_size;
+    long iters = pps_orca_iters((long)(1048576 / size) + 1);
+    int me = pan_rank(), n = pan_size();
+    applied = 0;
+    acks_got = 0;
+    if (me == 0) {
+        for (long i = 0; i < o.warmup; i++) {
+            put(replicated, buf, size);
+        }
+        wait_for(&acks_got, (uint64_t)n - 1);
+        double t0 = lci_wtime();
+        for (long i = 0; i < iters; i++) {
+            put(replicated, buf, size);
+        }
+        wait_for(&acks_got, 2 * ((uint64_t)n - 1));
+        double secs = lci_wtime() - t0;
+        pps_orca_report("pps_orca", "bcast_tput", secs * 1e6 / (double)iters,
+                        size, (double)iters * (double)size / secs / 1e6);
+    } else {
+        wait_for(&applied, (uint64_t)o.warmup);
+        ack(NULL, 0);
+        wait_for(&applied, (uint64_t)(o.warmup + iters));
+        ack(NULL, 0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const bench_info_t info = {
+        "pps_orca_perf",
+        "Orca single-copy (RPC) and replicated-object (F&A + broadcast) "
+        "operations (paper Table 5)",
+        "lci-run -n 64 --decomp rxno-mni --profile myrinet-1999 --compute "
+        "zero ./bench/pps_orca_perf [options]",
+        "p2p tests: rank 0 invokes an object held by rank 1; broadcast "
+        "tests: rank 0 writes a replicated object.  Orca runs on Panda-MT."};
+    static const char *const names[4] = {"lat", "tput", "bcast-lat",
+                                         "bcast-tput"};
+    pps_orca_parse(&info, names, argc, argv);
+    if (pan_init(&argc, &argv, PAN_MT) != PAN_OK) {
+        fprintf(stderr, "pps_orca_perf: pan_init: %s\n", pan_last_error());
+        return 1;
+    }
+    if ((o.lat || o.tput) && pan_size() < 2) {
+        bench_fail("the p2p tests need at least 2 nodes");
+    }
+    check_pan(pan_port_set(PORT_ACK, on_ack, NULL), "pan_port_set");
+    check_orca(orca_init(), "orca_init");
+    orca_type_t *sink = sink_type();
+    orca_object_t *remote = NULL, *replicated;
+    if (pan_size() >= 2) {
+        check_orca(orca_object_create(sink, 1, &remote), "orca_object_create");
+    }
+    check_orca(orca_object_create(sink, ORCA_REPLICATED, &replicated),
+               "orca_object_create");
+    size_t cap = (size_t)(o.size > o.tput_size ? o.size : o.tput_size);
+    char *buf = calloc(1, cap);
+    if (buf == NULL) {
+        bench_fail("out of memory");
+    }
+    if (pan_rank() == 0) {
+        printf("# pps_orca_perf: Orca on Panda-MT, %s, %d nodes\n",
+               lci_decomp_name(), pan_size());
+    }
+    if (o.lat) {
+        latency(remote, buf);
+    }
+    check_pan(pan_barrier(), "pan_barrier");
+    if (o.tput) {
+        throughput(remote, buf);
+    }
+    check_pan(pan_barrier(), "pan_barrier");
+    if (o.bcast_lat) {
+        bcast_latency(replicated);
+    }
+    check_pan(pan_barrier(), "pan_barrier");
+    if (o.bcast_tput) {
+        bcast_throughput(replicated, buf);
+    }
+    free(buf);
+    check_orca(orca_end(), "orca_end");
+    check_pan(pan_end(), "pan_end");
+    return 0;
+}
