@@ -25,9 +25,9 @@
 
 #include "bench_common.h"
 
-#define WINDOW 8
+#define WINDOW   8
 #define TAG_DATA 1
-#define TAG_ACK 2
+#define TAG_ACK  2
 
 typedef struct {
     const char *test;
@@ -36,8 +36,12 @@ typedef struct {
     const char *csv;
 } opts_t;
 
-static opts_t o = {.test = "all", .size = 16, .tput_size = 65536,
-                   .iters = 0, .warmup = 10, .gap_us = 100};
+static opts_t o = {.test = "all",
+                   .size = 16,
+                   .tput_size = 65536,
+                   .iters = 0,
+                   .warmup = 10,
+                   .gap_us = 100};
 static int rank, size;
 
 static void report(const char *metric, double value_us, size_t bytes,
@@ -216,8 +220,10 @@ int main(int argc, char **argv)
     int do_blat = bc || strcmp(t, "bcast-lat") == 0;
     int do_btput = bc || strcmp(t, "bcast-tput") == 0;
     if (!do_lat && !do_tput && !do_blat && !do_btput) {
-        fprintf(stderr, "pps_mpi_perf: --test %s; expected lat, tput, "
-                        "bcast-lat, bcast-tput, p2p, bcast or all\n", t);
+        fprintf(stderr,
+                "pps_mpi_perf: --test %s; expected lat, tput, "
+                "bcast-lat, bcast-tput, p2p, bcast or all\n",
+                t);
         return 2;
     }
     MPI_Init(&argc, &argv);

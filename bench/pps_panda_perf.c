@@ -28,7 +28,10 @@
 #include "bench_common.h"
 #include "panda.h"
 
-enum { PORT_DATA = 1, PORT_ACK = 2 };
+enum {
+    PORT_DATA = 1,
+    PORT_ACK = 2
+};
 
 typedef struct {
     const char *test;
@@ -38,8 +41,12 @@ typedef struct {
     const char *csv;
 } opts_t;
 
-static opts_t o = {.test = "all", .size = 16, .tput_size = 65536,
-                   .iters = 0, .warmup = 10, .gap_us = 100};
+static opts_t o = {.test = "all",
+                   .size = 16,
+                   .tput_size = 65536,
+                   .iters = 0,
+                   .warmup = 10,
+                   .gap_us = 100};
 
 static uint64_t data_got, acks_got;
 static double last_arrival, max_reported;
@@ -247,8 +254,10 @@ int main(int argc, char **argv)
     int do_blat = bc || strcmp(t, "bcast-lat") == 0;
     int do_btput = bc || strcmp(t, "bcast-tput") == 0;
     if (!do_lat && !do_tput && !do_blat && !do_btput) {
-        fprintf(stderr, "pps_panda_perf: --test %s; expected lat, tput, "
-                        "bcast-lat, bcast-tput, p2p, bcast or all\n", t);
+        fprintf(stderr,
+                "pps_panda_perf: --test %s; expected lat, tput, "
+                "bcast-lat, bcast-tput, p2p, bcast or all\n",
+                t);
         return 2;
     }
     if (pan_init(&argc, &argv, o.mt ? PAN_MT : PAN_ST) != PAN_OK) {

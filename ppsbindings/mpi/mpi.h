@@ -32,71 +32,71 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION 1
+#define MPI_VERSION    1
 #define MPI_SUBVERSION 0
 
 /* ---- error codes ----------------------------------------------------- */
-#define MPI_SUCCESS 0
-#define MPI_ERR_BUFFER 1
-#define MPI_ERR_COUNT 2
-#define MPI_ERR_TYPE 3
-#define MPI_ERR_TAG 4
-#define MPI_ERR_COMM 5
-#define MPI_ERR_RANK 6
-#define MPI_ERR_REQUEST 7
-#define MPI_ERR_ROOT 8
-#define MPI_ERR_OP 9
-#define MPI_ERR_ARG 10
+#define MPI_SUCCESS      0
+#define MPI_ERR_BUFFER   1
+#define MPI_ERR_COUNT    2
+#define MPI_ERR_TYPE     3
+#define MPI_ERR_TAG      4
+#define MPI_ERR_COMM     5
+#define MPI_ERR_RANK     6
+#define MPI_ERR_REQUEST  7
+#define MPI_ERR_ROOT     8
+#define MPI_ERR_OP       9
+#define MPI_ERR_ARG      10
 #define MPI_ERR_TRUNCATE 11
-#define MPI_ERR_OTHER 12
-#define MPI_ERR_INTERN 13
+#define MPI_ERR_OTHER    12
+#define MPI_ERR_INTERN   13
 #define MPI_ERR_LASTCODE 13
 
-#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_ERROR_STRING   512
 #define MPI_MAX_PROCESSOR_NAME 64
 
 /* ---- handles ---------------------------------------------------------- */
 typedef int MPI_Comm;
-#define MPI_COMM_NULL 0
+#define MPI_COMM_NULL  0
 #define MPI_COMM_WORLD 1
 
 typedef int MPI_Errhandler;
 #define MPI_ERRORS_ARE_FATAL 1
-#define MPI_ERRORS_RETURN 2
+#define MPI_ERRORS_RETURN    2
 
 typedef int MPI_Datatype;
-#define MPI_DATATYPE_NULL 0
-#define MPI_CHAR 1
-#define MPI_SIGNED_CHAR 2
-#define MPI_UNSIGNED_CHAR 3
-#define MPI_BYTE 4
-#define MPI_SHORT 5
-#define MPI_UNSIGNED_SHORT 6
-#define MPI_INT 7
-#define MPI_UNSIGNED 8
-#define MPI_LONG 9
-#define MPI_UNSIGNED_LONG 10
-#define MPI_LONG_LONG_INT 11
-#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_DATATYPE_NULL      0
+#define MPI_CHAR               1
+#define MPI_SIGNED_CHAR        2
+#define MPI_UNSIGNED_CHAR      3
+#define MPI_BYTE               4
+#define MPI_SHORT              5
+#define MPI_UNSIGNED_SHORT     6
+#define MPI_INT                7
+#define MPI_UNSIGNED           8
+#define MPI_LONG               9
+#define MPI_UNSIGNED_LONG      10
+#define MPI_LONG_LONG_INT      11
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT
 #define MPI_UNSIGNED_LONG_LONG 12
-#define MPI_FLOAT 13
-#define MPI_DOUBLE 14
-#define MPI_LONG_DOUBLE 15
-#define MPI_INT8_T 16
-#define MPI_INT16_T 17
-#define MPI_INT32_T 18
-#define MPI_INT64_T 19
-#define MPI_UINT8_T 20
-#define MPI_UINT16_T 21
-#define MPI_UINT32_T 22
-#define MPI_UINT64_T 23
+#define MPI_FLOAT              13
+#define MPI_DOUBLE             14
+#define MPI_LONG_DOUBLE        15
+#define MPI_INT8_T             16
+#define MPI_INT16_T            17
+#define MPI_INT32_T            18
+#define MPI_INT64_T            19
+#define MPI_UINT8_T            20
+#define MPI_UINT16_T           21
+#define MPI_UINT32_T           22
+#define MPI_UINT64_T           23
 
 typedef int MPI_Op;
 #define MPI_OP_NULL 0
-#define MPI_SUM 1
-#define MPI_MIN 2
-#define MPI_MAX 3
-#define MPI_PROD 4
+#define MPI_SUM     1
+#define MPI_MIN     2
+#define MPI_MAX     3
+#define MPI_PROD    4
 
 typedef struct lci_mpi_request *MPI_Request;
 #define MPI_REQUEST_NULL ((MPI_Request)0)
@@ -108,13 +108,13 @@ typedef struct {
     size_t lci_bytes; /* received length, for MPI_Get_count */
 } MPI_Status;
 
-#define MPI_STATUS_IGNORE ((MPI_Status *)0)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
-#define MPI_ANY_SOURCE (-1)
-#define MPI_ANY_TAG (-1)
-#define MPI_PROC_NULL (-2)
-#define MPI_UNDEFINED (-32766)
+#define MPI_ANY_SOURCE   (-1)
+#define MPI_ANY_TAG      (-1)
+#define MPI_PROC_NULL    (-2)
+#define MPI_UNDEFINED    (-32766)
 #define MPI_TAG_UB_VALUE 0x7fffffff
 
 /* Passed as sendbuf to MPI_Reduce (at the root) and MPI_Allreduce: the
@@ -142,14 +142,13 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
              MPI_Comm comm, MPI_Status *status);
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
               int tag, MPI_Comm comm, MPI_Request *request);
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
-              int tag, MPI_Comm comm, MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Request *request);
 int MPI_Wait(MPI_Request *request, MPI_Status *status);
 int MPI_Waitall(int count, MPI_Request array_of_requests[],
                 MPI_Status array_of_statuses[]);
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
-                  int *count);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
 
 /* ---- collectives ------------------------------------------------------ */
 int MPI_Barrier(MPI_Comm comm);

@@ -16,26 +16,26 @@
 #include "mpi_internal.h"
 
 /* acc[i] = acc[i] op in[i] for n elements of type T. */
-#define COMBINE(T)                                                            \
-    do {                                                                      \
-        T *a = acc;                                                           \
-        const T *b = in;                                                      \
-        for (size_t i = 0; i < n; i++) {                                      \
-            switch (op) {                                                     \
-            case MPI_SUM:                                                     \
-                a[i] = (T)(a[i] + b[i]);                                      \
-                break;                                                        \
-            case MPI_PROD:                                                    \
-                a[i] = (T)(a[i] * b[i]);                                      \
-                break;                                                        \
-            case MPI_MIN:                                                     \
-                a[i] = b[i] < a[i] ? b[i] : a[i];                             \
-                break;                                                        \
-            default:                                                          \
-                a[i] = b[i] > a[i] ? b[i] : a[i];                             \
-                break;                                                        \
-            }                                                                 \
-        }                                                                     \
+#define COMBINE(T)                                                             \
+    do {                                                                       \
+        T *a = acc;                                                            \
+        const T *b = in;                                                       \
+        for (size_t i = 0; i < n; i++) {                                       \
+            switch (op) {                                                      \
+            case MPI_SUM:                                                      \
+                a[i] = (T)(a[i] + b[i]);                                       \
+                break;                                                         \
+            case MPI_PROD:                                                     \
+                a[i] = (T)(a[i] * b[i]);                                       \
+                break;                                                         \
+            case MPI_MIN:                                                      \
+                a[i] = b[i] < a[i] ? b[i] : a[i];                              \
+                break;                                                         \
+            default:                                                           \
+                a[i] = b[i] > a[i] ? b[i] : a[i];                              \
+                break;                                                         \
+            }                                                                  \
+        }                                                                      \
     } while (0)
 
 static void combine(void *acc, const void *in, size_t n, MPI_Datatype type,
@@ -101,8 +101,8 @@ static void combine(void *acc, const void *in, size_t n, MPI_Datatype type,
 static int check_root(const char *fn, int root)
 {
     if (root < 0 || root >= mpi.size) {
-        return mpi_error(MPI_ERR_ROOT, "%s: root %d; expected 0..%d", fn,
-                         root, mpi.size - 1);
+        return mpi_error(MPI_ERR_ROOT, "%s: root %d; expected 0..%d", fn, root,
+                         mpi.size - 1);
     }
     return MPI_SUCCESS;
 }
@@ -155,8 +155,7 @@ void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg)
         return;
     }
     mpi.bcast_inflight[src]--;
-    mpi_queue_take(&mpi.bcast_from[src], src, 0, (char *)(uintptr_t)data,
-                   len);
+    mpi_queue_take(&mpi.bcast_from[src], src, 0, (char *)(uintptr_t)data, len);
 }
 
 static int bcast_ready(void)
@@ -169,8 +168,8 @@ static int bcast_ready(void)
 static int bcast_receive(void *buffer, size_t bytes, int root)
 {
     mpi_bcast_wait_t *w = &mpi.bcast_wait;
-    *w = (mpi_bcast_wait_t){.active = 1, .root = root, .buf = buffer,
-                            .bytes = bytes};
+    *w = (mpi_bcast_wait_t){
+        .active = 1, .root = root, .buf = buffer, .bytes = bytes};
     while (!bcast_ready()) {
         if (pan_wait() < 0) {
             w->active = 0;
@@ -189,8 +188,9 @@ static int bcast_receive(void *buffer, size_t bytes, int root)
     free(m->data);
     free(m);
     if (len != bytes) {
-        return mpi_error(MPI_ERR_TRUNCATE, "MPI_Bcast: the root sent %zu "
-                                           "bytes, this rank expects %zu",
+        return mpi_error(MPI_ERR_TRUNCATE,
+                         "MPI_Bcast: the root sent %zu "
+                         "bytes, this rank expects %zu",
                          len, bytes);
     }
     return MPI_SUCCESS;
@@ -238,8 +238,9 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
         return r;
     }
     if (op != MPI_SUM && op != MPI_MIN && op != MPI_MAX && op != MPI_PROD) {
-        return mpi_error(MPI_ERR_OP, "MPI_Reduce: operation %d; offered are "
-                                     "MPI_SUM, MPI_MIN, MPI_MAX, MPI_PROD",
+        return mpi_error(MPI_ERR_OP,
+                         "MPI_Reduce: operation %d; offered are "
+                         "MPI_SUM, MPI_MIN, MPI_MAX, MPI_PROD",
                          op);
     }
     if (root != mpi.rank) {
@@ -271,8 +272,9 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                 break;
             }
             if (m->len != bytes) {
-                r = mpi_error(MPI_ERR_TRUNCATE, "MPI_Reduce: rank %d sent %zu "
-                                                "bytes, the root expects %zu",
+                r = mpi_error(MPI_ERR_TRUNCATE,
+                              "MPI_Reduce: rank %d sent %zu "
+                              "bytes, the root expects %zu",
                               src, m->len, bytes);
             }
             in = m->data;

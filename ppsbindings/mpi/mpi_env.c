@@ -34,15 +34,16 @@ int mpi_error(int code, const char *fmt, ...)
 int mpi_check(const char *fn, MPI_Comm comm)
 {
     if (!mpi.inited) {
-        return mpi_error(MPI_ERR_OTHER, "%s: MPI_Init has not been called",
-                         fn);
+        return mpi_error(MPI_ERR_OTHER, "%s: MPI_Init has not been called", fn);
     }
     if (mpi.finalized) {
         return mpi_error(MPI_ERR_OTHER, "%s: called after MPI_Finalize", fn);
     }
     if (comm != MPI_COMM_WORLD) {
-        return mpi_error(MPI_ERR_COMM, "%s: communicator %d; only "
-                                       "MPI_COMM_WORLD is offered", fn, comm);
+        return mpi_error(MPI_ERR_COMM,
+                         "%s: communicator %d; only "
+                         "MPI_COMM_WORLD is offered",
+                         fn, comm);
     }
     return MPI_SUCCESS;
 }
@@ -97,8 +98,8 @@ int mpi_check_buffer(const char *fn, const void *buf, int count,
         return mpi_error(MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
     }
     if (buf == NULL && count > 0) {
-        return mpi_error(MPI_ERR_BUFFER, "%s: NULL buffer for %d elements",
-                         fn, count);
+        return mpi_error(MPI_ERR_BUFFER, "%s: NULL buffer for %d elements", fn,
+                         count);
     }
     *bytes_p = size * (size_t)count;
     return MPI_SUCCESS;
@@ -204,8 +205,7 @@ int MPI_Init(int *argc, char ***argv)
     mpi.bcast_from = malloc((size_t)mpi.size * sizeof *mpi.bcast_from);
     mpi.reduce_from = malloc((size_t)mpi.size * sizeof *mpi.reduce_from);
     if (mpi.placed == NULL || mpi.bcast_inflight == NULL ||
-        mpi.bcast_from == NULL ||
-        mpi.reduce_from == NULL) {
+        mpi.bcast_from == NULL || mpi.reduce_from == NULL) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Init: no memory");
     }
     for (int i = 0; i < mpi.size; i++) {
@@ -273,8 +273,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     (void)comm; /* every communicator stops the whole run */
     char msg[64];
-    snprintf(msg, sizeof msg, "MPI_Abort called with error code %d",
-             errorcode);
+    snprintf(msg, sizeof msg, "MPI_Abort called with error code %d", errorcode);
     if (!mpi.inited || mpi.finalized) {
         fprintf(stderr, "%s\n", msg);
         exit(errorcode != 0 ? errorcode : 1);
@@ -314,11 +313,12 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return mpi_error(MPI_ERR_COMM, "MPI_Comm_set_errhandler: only "
                                        "MPI_COMM_WORLD is offered");
     }
-    if (errhandler != MPI_ERRORS_ARE_FATAL &&
-        errhandler != MPI_ERRORS_RETURN) {
-        return mpi_error(MPI_ERR_ARG, "MPI_Comm_set_errhandler: %d; expected "
-                                      "MPI_ERRORS_ARE_FATAL or "
-                                      "MPI_ERRORS_RETURN", errhandler);
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN) {
+        return mpi_error(MPI_ERR_ARG,
+                         "MPI_Comm_set_errhandler: %d; expected "
+                         "MPI_ERRORS_ARE_FATAL or "
+                         "MPI_ERRORS_RETURN",
+                         errhandler);
     }
     mpi.errhandler = errhandler;
     return MPI_SUCCESS;
@@ -327,11 +327,11 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 int MPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     static const char *const names[] = {
-        "success", "invalid buffer", "invalid count", "invalid datatype",
-        "invalid tag", "invalid communicator", "invalid rank",
-        "invalid request", "invalid root", "invalid operation",
-        "invalid argument", "message truncated", "other error",
-        "internal error"};
+        "success",           "invalid buffer",   "invalid count",
+        "invalid datatype",  "invalid tag",      "invalid communicator",
+        "invalid rank",      "invalid request",  "invalid root",
+        "invalid operation", "invalid argument", "message truncated",
+        "other error",       "internal error"};
     if (string == NULL || resultlen == NULL) {
         return MPI_ERR_ARG;
     }

@@ -11,8 +11,8 @@
 #include "panda.h"
 
 /* Panda ports the MPI layer owns. */
-#define MPI_PT2PT_PORT 40  /* point-to-point messages, tag in front */
-#define MPI_BCAST_PORT 41  /* MPI_Bcast data, from the root */
+#define MPI_PT2PT_PORT  40 /* point-to-point messages, tag in front */
+#define MPI_BCAST_PORT  41 /* MPI_Bcast data, from the root */
 #define MPI_REDUCE_PORT 42 /* MPI_Reduce contributions, to the root */
 
 /* A message that arrived before its receive was posted, or collective

@@ -197,8 +197,8 @@ static int send_now(const char *fn, const void *buf, int count,
         return MPI_SUCCESS;
     }
     if (dest < 0 || dest >= mpi.size) {
-        return mpi_error(MPI_ERR_RANK, "%s: destination %d; expected 0..%d",
-                         fn, dest, mpi.size - 1);
+        return mpi_error(MPI_ERR_RANK, "%s: destination %d; expected 0..%d", fn,
+                         dest, mpi.size - 1);
     }
     if (tag < 0) {
         return mpi_error(MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
@@ -239,8 +239,8 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
     return MPI_SUCCESS;
 }
 
-int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
-              int tag, MPI_Comm comm, MPI_Request *request)
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+              MPI_Comm comm, MPI_Request *request)
 {
     size_t bytes;
     int r = mpi_check("MPI_Irecv", comm);
@@ -255,13 +255,17 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
     }
     if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL &&
         (source < 0 || source >= mpi.size)) {
-        return mpi_error(MPI_ERR_RANK, "MPI_Irecv: source %d; expected "
-                                       "0..%d, MPI_ANY_SOURCE or "
-                                       "MPI_PROC_NULL", source, mpi.size - 1);
+        return mpi_error(MPI_ERR_RANK,
+                         "MPI_Irecv: source %d; expected "
+                         "0..%d, MPI_ANY_SOURCE or "
+                         "MPI_PROC_NULL",
+                         source, mpi.size - 1);
     }
     if (tag < 0 && tag != MPI_ANY_TAG) {
-        return mpi_error(MPI_ERR_TAG, "MPI_Irecv: tag %d; expected >= 0 or "
-                                      "MPI_ANY_TAG", tag);
+        return mpi_error(MPI_ERR_TAG,
+                         "MPI_Irecv: tag %d; expected >= 0 or "
+                         "MPI_ANY_TAG",
+                         tag);
     }
     struct lci_mpi_request *req = request_new();
     req->buf = buf;
@@ -318,8 +322,10 @@ static int finish(const char *fn, MPI_Request *request, MPI_Status *status)
     free(req);
     *request = MPI_REQUEST_NULL;
     if (err != MPI_SUCCESS) {
-        return mpi_error(err, "%s: the message was longer than the receive "
-                              "buffer", fn);
+        return mpi_error(err,
+                         "%s: the message was longer than the receive "
+                         "buffer",
+                         fn);
     }
     return MPI_SUCCESS;
 }
@@ -379,8 +385,7 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     if (request == NULL || flag == NULL) {
         return mpi_error(MPI_ERR_ARG, "MPI_Test: NULL argument");
     }
-    if (*request != MPI_REQUEST_NULL && !(*request)->done &&
-        pan_poll() < 0) {
+    if (*request != MPI_REQUEST_NULL && !(*request)->done && pan_poll() < 0) {
         return mpi_error(MPI_ERR_OTHER, "MPI_Test: %s", pan_last_error());
     }
     if (*request != MPI_REQUEST_NULL && !(*request)->done) {

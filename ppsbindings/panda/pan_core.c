@@ -57,8 +57,10 @@ int pan_lci_error(lci_status_t st, const char *what)
 int pan_check_usable(const char *fn)
 {
     if (!pan.inited) {
-        return pan_error(PAN_ERR_STATE, "%s: Panda is not initialised "
-                                        "(call pan_init first)", fn);
+        return pan_error(PAN_ERR_STATE,
+                         "%s: Panda is not initialised "
+                         "(call pan_init first)",
+                         fn);
     }
     return PAN_OK;
 }
@@ -215,8 +217,10 @@ int pan_port_set(int port, pan_recv_func_t func, void *arg)
         return r;
     }
     if (port < 0 || port >= PAN_NPORTS) {
-        return pan_error(PAN_ERR_INVAL, "pan_port_set: port %d; expected "
-                                        "0..%d", port, PAN_NPORTS - 1);
+        return pan_error(PAN_ERR_INVAL,
+                         "pan_port_set: port %d; expected "
+                         "0..%d",
+                         port, PAN_NPORTS - 1);
     }
     if (func != NULL && pan.ports[port].func != NULL) {
         return pan_error(PAN_ERR_BUSY, "pan_port_set: port %d has a handler",
@@ -234,12 +238,16 @@ int pan_port_place_set(int port, pan_place_func_t func, void *arg)
         return r;
     }
     if (port < 0 || port >= PAN_NPORTS) {
-        return pan_error(PAN_ERR_INVAL, "pan_port_place_set: port %d; "
-                                        "expected 0..%d", port, PAN_NPORTS - 1);
+        return pan_error(PAN_ERR_INVAL,
+                         "pan_port_place_set: port %d; "
+                         "expected 0..%d",
+                         port, PAN_NPORTS - 1);
     }
     if (func != NULL && pan.ports[port].place != NULL) {
-        return pan_error(PAN_ERR_BUSY, "pan_port_place_set: port %d has a "
-                                       "placement", port);
+        return pan_error(PAN_ERR_BUSY,
+                         "pan_port_place_set: port %d has a "
+                         "placement",
+                         port);
     }
     pan.ports[port].place = func;
     pan.ports[port].place_arg = arg;
@@ -253,8 +261,8 @@ static int check_send(const char *fn, int port, const pan_msg_t *msg)
         return r;
     }
     if (port < 0 || port >= PAN_NPORTS) {
-        return pan_error(PAN_ERR_INVAL, "%s: port %d; expected 0..%d", fn,
-                         port, PAN_NPORTS - 1);
+        return pan_error(PAN_ERR_INVAL, "%s: port %d; expected 0..%d", fn, port,
+                         PAN_NPORTS - 1);
     }
     if (msg == NULL || msg->iovcnt < 0 || msg->iovcnt > PAN_MSG_MAX_IOV) {
         return pan_error(PAN_ERR_INVAL, "%s: NULL or malformed message", fn);
@@ -269,8 +277,10 @@ int pan_send(int dest, int port, const pan_msg_t *msg)
         return r;
     }
     if (dest < 0 || dest >= pan.size) {
-        return pan_error(PAN_ERR_INVAL, "pan_send: destination %d; expected "
-                                        "0..%d", dest, pan.size - 1);
+        return pan_error(PAN_ERR_INVAL,
+                         "pan_send: destination %d; expected "
+                         "0..%d",
+                         dest, pan.size - 1);
     }
     pan_wire_hdr_t hdr = {.kind = PAN_K_ONEWAY, .port = (uint16_t)port};
     return pan_frag_send(dest, &hdr, msg);

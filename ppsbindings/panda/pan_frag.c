@@ -21,8 +21,10 @@ int pan_frag_init(void)
     if (pan.uni == NULL || pan.mc == NULL) {
         free(pan.uni);
         free(pan.mc);
-        return pan_error(PAN_ERR_NOMEM, "pan_init: no memory for %d "
-                                        "reassembly slots", pan.size);
+        return pan_error(PAN_ERR_NOMEM,
+                         "pan_init: no memory for %d "
+                         "reassembly slots",
+                         pan.size);
     }
     return PAN_OK;
 }
@@ -188,8 +190,8 @@ lci_upcall_result_t pan_frag_upcall(lci_rpacket_t *packet, void *arg)
         lci_abort(1, "Panda: a packet shorter than Panda's header arrived");
     }
     memcpy(&hdr, packet->data, sizeof hdr);
-    pan_reasm_t *r = packet->group < 0 ? &pan.uni[packet->src]
-                                       : &pan.mc[packet->src];
+    pan_reasm_t *r =
+        packet->group < 0 ? &pan.uni[packet->src] : &pan.mc[packet->src];
     const char *data = (const char *)packet->data + sizeof hdr;
     size_t n = packet->len - sizeof hdr;
     if (hdr.first) {

@@ -59,9 +59,9 @@ struct pan_cond {
 
 /* Panda-MT's threads: one runs at a time (see panda.h). */
 struct pan_thread {
-    pthread_cond_t go;     /* signalled when this thread may run */
-    int runnable;          /* in the run queue or running */
-    int finished;          /* func returned */
+    pthread_cond_t go; /* signalled when this thread may run */
+    int runnable;      /* in the run queue or running */
+    int finished;      /* func returned */
     void *(*func)(void *);
     void *arg;
     void *result;
@@ -112,8 +112,8 @@ struct pan_state {
     uint64_t next_call;
     pan_call_t *calls;
     /* totally-ordered broadcast */
-    uint64_t next_seq;          /* next sequence number to deliver */
-    pan_delivery_t *holdback;   /* early arrivals, sorted by sequence */
+    uint64_t next_seq;        /* next sequence number to deliver */
+    pan_delivery_t *holdback; /* early arrivals, sorted by sequence */
     /* barrier */
     uint64_t barrier_in, barrier_out, barrier_epoch;
     struct pan_cond barrier_cond;
@@ -128,7 +128,8 @@ struct pan_state {
 
 extern struct pan_state pan;
 
-#define PAN_SEQUENCER 0 /* node whose F&A variable hands out sequence numbers */
+#define PAN_SEQUENCER 0 /* node whose F&A variable hands out sequence numbers  \
+                         */
 #define PAN_SEQ_VAR 0
 
 /* pan_core.c */

@@ -13,12 +13,14 @@ int pan_rpc_set(int service, pan_rpc_func_t func, void *arg)
         return r;
     }
     if (service < 0 || service >= PAN_NSERVICES) {
-        return pan_error(PAN_ERR_INVAL, "pan_rpc_set: service %d; expected "
-                                        "0..%d", service, PAN_NSERVICES - 1);
+        return pan_error(PAN_ERR_INVAL,
+                         "pan_rpc_set: service %d; expected "
+                         "0..%d",
+                         service, PAN_NSERVICES - 1);
     }
     if (func != NULL && pan.services[service].func != NULL) {
-        return pan_error(PAN_ERR_BUSY,
-                         "pan_rpc_set: service %d has a handler", service);
+        return pan_error(PAN_ERR_BUSY, "pan_rpc_set: service %d has a handler",
+                         service);
     }
     pan.services[service].func = func;
     pan.services[service].arg = arg;
@@ -94,21 +96,24 @@ int pan_rpc_call(int dest, int service, const pan_msg_t *req, void **reply_p,
                                         "from a thread instead");
     }
     if (dest < 0 || dest >= pan.size) {
-        return pan_error(PAN_ERR_INVAL, "pan_rpc_call: destination %d; "
-                                        "expected 0..%d", dest, pan.size - 1);
+        return pan_error(PAN_ERR_INVAL,
+                         "pan_rpc_call: destination %d; "
+                         "expected 0..%d",
+                         dest, pan.size - 1);
     }
     if (service < 0 || service >= PAN_NSERVICES) {
-        return pan_error(PAN_ERR_INVAL, "pan_rpc_call: service %d; expected "
-                                        "0..%d", service, PAN_NSERVICES - 1);
+        return pan_error(PAN_ERR_INVAL,
+                         "pan_rpc_call: service %d; expected "
+                         "0..%d",
+                         service, PAN_NSERVICES - 1);
     }
     if (req == NULL || reply_p == NULL || reply_len_p == NULL) {
         return pan_error(PAN_ERR_INVAL, "pan_rpc_call: NULL argument");
     }
     pan_call_t call = {.id = pan.next_call++, .next = pan.calls};
     pan.calls = &call;
-    pan_wire_hdr_t hdr = {.kind = PAN_K_REQ,
-                          .port = (uint16_t)service,
-                          .tag = call.id};
+    pan_wire_hdr_t hdr = {
+        .kind = PAN_K_REQ, .port = (uint16_t)service, .tag = call.id};
     r = pan_frag_send(dest, &hdr, req);
     if (r == PAN_OK) {
         r = pan_block_until(&call.cond, call_done, &call);

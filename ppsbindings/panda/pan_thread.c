@@ -168,8 +168,10 @@ static int check_mt(const char *fn)
         return r;
     }
     if (pan.mode != PAN_MT) {
-        return pan_error(PAN_ERR_STATE, "%s: only in Panda-MT (pan_init "
-                                        "with PAN_MT)", fn);
+        return pan_error(PAN_ERR_STATE,
+                         "%s: only in Panda-MT (pan_init "
+                         "with PAN_MT)",
+                         fn);
     }
     return PAN_OK;
 }
@@ -190,8 +192,7 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-int pan_thread_create(pan_thread_t **thread_p, void *(*func)(void *),
-                      void *arg)
+int pan_thread_create(pan_thread_t **thread_p, void *(*func)(void *), void *arg)
 {
     int r = check_mt("pan_thread_create");
     if (r != PAN_OK) {

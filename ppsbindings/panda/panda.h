@@ -52,12 +52,12 @@ extern "C" {
 
 typedef enum {
     PAN_OK = 0,
-    PAN_ERR_INVAL = -1,   /* bad argument (NULL, port or rank out of range) */
-    PAN_ERR_STATE = -2,   /* not valid now (not initialised, in a handler) */
-    PAN_ERR_NOMEM = -3,   /* host memory exhausted */
-    PAN_ERR_SIZE = -4,    /* message too large or too many I/O vectors */
-    PAN_ERR_LCI = -5,     /* the LCI layer failed; see pan_last_error() */
-    PAN_ERR_BUSY = -6     /* a handler is already registered there */
+    PAN_ERR_INVAL = -1, /* bad argument (NULL, port or rank out of range) */
+    PAN_ERR_STATE = -2, /* not valid now (not initialised, in a handler) */
+    PAN_ERR_NOMEM = -3, /* host memory exhausted */
+    PAN_ERR_SIZE = -4,  /* message too large or too many I/O vectors */
+    PAN_ERR_LCI = -5,   /* the LCI layer failed; see pan_last_error() */
+    PAN_ERR_BUSY = -6   /* a handler is already registered there */
 } pan_status_t;
 
 typedef enum {

@@ -20,51 +20,51 @@ static int rank, size;
 
 /* Contribution of rank r at index i: small for char, fractional for
  * floating point so the order of a sum matters. */
-#define VALUE(T, r, i) ((T)(((r) * 7 + (i) * 3) % 11) + (T)((r) % 3) / (T)4)
+#define VALUE(T, r, i) ((T)(((r)*7 + (i)*3) % 11) + (T)((r) % 3) / (T)4)
 
 static void serial_sum_min_max(void);
 
-#define CHECK_TYPE(T, MPIT, NAME)                                             \
-    static void check_##NAME(void)                                            \
-    {                                                                         \
-        T mine[COUNT], out[COUNT], ref[3][COUNT];                             \
-        MPI_Op ops[3] = {MPI_SUM, MPI_MIN, MPI_MAX};                          \
-        for (int i = 0; i < COUNT; i++) {                                     \
-            mine[i] = VALUE(T, rank, i);                                      \
-            for (int o = 0; o < 3; o++) {                                     \
-                ref[o][i] = VALUE(T, 0, i);                                   \
-            }                                                                 \
-            for (int r = 1; r < size; r++) {                                  \
-                T v = VALUE(T, r, i);                                         \
-                ref[0][i] = (T)(ref[0][i] + v);                               \
-                ref[1][i] = v < ref[1][i] ? v : ref[1][i];                    \
-                ref[2][i] = v > ref[2][i] ? v : ref[2][i];                    \
-            }                                                                 \
-        }                                                                     \
-        for (int o = 0; o < 3; o++) {                                         \
-            int root = (o + 1) % size;                                        \
-            memset(out, 0, sizeof out);                                       \
-            MPI_Reduce(mine, out, COUNT, MPIT, ops[o], root, MPI_COMM_WORLD); \
-            MPI_NODE_CHECK(rank != root ||                                    \
-                               memcmp(out, ref[o], sizeof out) == 0,          \
-                           "MPI_Reduce " #NAME " op %d differs", o);          \
-            memset(out, 0, sizeof out);                                       \
-            MPI_Allreduce(mine, out, COUNT, MPIT, ops[o], MPI_COMM_WORLD);    \
-            MPI_NODE_CHECK(memcmp(out, ref[o], sizeof out) == 0,              \
-                           "MPI_Allreduce " #NAME " op %d differs", o);       \
-            memcpy(out, mine, sizeof out);                                    \
-            MPI_Allreduce(MPI_IN_PLACE, out, COUNT, MPIT, ops[o],             \
-                          MPI_COMM_WORLD);                                    \
-            MPI_NODE_CHECK(memcmp(out, ref[o], sizeof out) == 0,              \
-                           "MPI_Allreduce in place " #NAME " op %d differs",  \
-                           o);                                                \
-            memcpy(out, mine, sizeof out);                                    \
-            MPI_Reduce(rank == root ? MPI_IN_PLACE : mine, out, COUNT, MPIT,  \
-                       ops[o], root, MPI_COMM_WORLD);                         \
-            MPI_NODE_CHECK(rank != root ||                                    \
-                               memcmp(out, ref[o], sizeof out) == 0,          \
-                           "MPI_Reduce in place " #NAME " op %d differs", o); \
-        }                                                                     \
+#define CHECK_TYPE(T, MPIT, NAME)                                              \
+    static void check_##NAME(void)                                             \
+    {                                                                          \
+        T mine[COUNT], out[COUNT], ref[3][COUNT];                              \
+        MPI_Op ops[3] = {MPI_SUM, MPI_MIN, MPI_MAX};                           \
+        for (int i = 0; i < COUNT; i++) {                                      \
+            mine[i] = VALUE(T, rank, i);                                       \
+            for (int o = 0; o < 3; o++) {                                      \
+                ref[o][i] = VALUE(T, 0, i);                                    \
+            }                                                                  \
+            for (int r = 1; r < size; r++) {                                   \
+                T v = VALUE(T, r, i);                                          \
+                ref[0][i] = (T)(ref[0][i] + v);                                \
+                ref[1][i] = v < ref[1][i] ? v : ref[1][i];                     \
+                ref[2][i] = v > ref[2][i] ? v : ref[2][i];                     \
+            }                                                                  \
+        }                                                                      \
+        for (int o = 0; o < 3; o++) {                                          \
+            int root = (o + 1) % size;                                         \
+            memset(out, 0, sizeof out);                                        \
+            MPI_Reduce(mine, out, COUNT, MPIT, ops[o], root, MPI_COMM_WORLD);  \
+            MPI_NODE_CHECK(rank != root ||                                     \
+                               memcmp(out, ref[o], sizeof out) == 0,           \
+                           "MPI_Reduce " #NAME " op %d differs", o);           \
+            memset(out, 0, sizeof out);                                        \
+            MPI_Allreduce(mine, out, COUNT, MPIT, ops[o], MPI_COMM_WORLD);     \
+            MPI_NODE_CHECK(memcmp(out, ref[o], sizeof out) == 0,               \
+                           "MPI_Allreduce " #NAME " op %d differs", o);        \
+            memcpy(out, mine, sizeof out);                                     \
+            MPI_Allreduce(MPI_IN_PLACE, out, COUNT, MPIT, ops[o],              \
+                          MPI_COMM_WORLD);                                     \
+            MPI_NODE_CHECK(memcmp(out, ref[o], sizeof out) == 0,               \
+                           "MPI_Allreduce in place " #NAME " op %d differs",   \
+                           o);                                                 \
+            memcpy(out, mine, sizeof out);                                     \
+            MPI_Reduce(rank == root ? MPI_IN_PLACE : mine, out, COUNT, MPIT,   \
+                       ops[o], root, MPI_COMM_WORLD);                          \
+            MPI_NODE_CHECK(rank != root ||                                     \
+                               memcmp(out, ref[o], sizeof out) == 0,           \
+                           "MPI_Reduce in place " #NAME " op %d differs", o);  \
+        }                                                                      \
     }
 
 CHECK_TYPE(char, MPI_CHAR, char)
@@ -84,7 +84,9 @@ static void serial_sum_min_max(void)
 
 static void bcasts(void)
 {
-    enum { N = 5000 };
+    enum {
+        N = 5000
+    };
     int *buf = malloc(N * sizeof(int));
     for (int root = 0; root < size && root < 3; root++) {
         for (int i = 0; i < N; i++) {

@@ -12,16 +12,16 @@
 
 /* On a false condition: says what failed, on which rank, and stops the
  * run through MPI_Abort. */
-#define MPI_NODE_CHECK(cond, ...)                                             \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            int rank_ = -1;                                                   \
-            MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                            \
-            fprintf(stderr, "%s: rank %d: FAILED: ", __FILE__, rank_);        \
-            fprintf(stderr, __VA_ARGS__);                                     \
-            fputc('\n', stderr);                                              \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                     \
-        }                                                                     \
+#define MPI_NODE_CHECK(cond, ...)                                              \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            int rank_ = -1;                                                    \
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank_);                             \
+            fprintf(stderr, "%s: rank %d: FAILED: ", __FILE__, rank_);         \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                      \
+        }                                                                      \
     } while (0)
 
 #endif

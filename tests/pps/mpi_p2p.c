@@ -37,8 +37,8 @@ static void wildcards_and_order(int rank, int size, int k)
         for (int i = 0; i < k; i++) {
             MPI_Recv(msg, 3, MPI_INT, 1, 2, MPI_COMM_WORLD, &st);
             MPI_NODE_CHECK(msg[0] == i && msg[1] == 2 && msg[2] == 1,
-                           "by name: got (%d,%d,%d), expected (%d,2,1)",
-                           msg[0], msg[1], msg[2], i);
+                           "by name: got (%d,%d,%d), expected (%d,2,1)", msg[0],
+                           msg[1], msg[2], i);
             next[1 * 3 + 2]++;
             total--;
         }
@@ -69,7 +69,9 @@ static void fill(double *buf, int n, int from, int salt)
 
 static void ring(int rank, int size)
 {
-    enum { N = 100 * 1024 / 8 };
+    enum {
+        N = 100 * 1024 / 8
+    };
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
     double *out = malloc(N * sizeof(double));
     double *in_named = malloc(N * sizeof(double));
@@ -85,8 +87,10 @@ static void ring(int rank, int size)
     fill(out, N, rank, 8);
     MPI_Isend(out, N, MPI_DOUBLE, left, 8, MPI_COMM_WORLD, &req[3]);
     MPI_Waitall(4, req, st);
-    MPI_NODE_CHECK(st[1].MPI_SOURCE == right, "wildcard receive from %d, "
-                   "expected %d", st[1].MPI_SOURCE, right);
+    MPI_NODE_CHECK(st[1].MPI_SOURCE == right,
+                   "wildcard receive from %d, "
+                   "expected %d",
+                   st[1].MPI_SOURCE, right);
     fill(out, N, left, 7);
     MPI_NODE_CHECK(memcmp(out, in_named, N * sizeof(double)) == 0,
                    "ring data from the left differs");
@@ -106,8 +110,8 @@ static void ring(int rank, int size)
     while (!flag) {
         MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
     }
-    MPI_NODE_CHECK(token == left * 11, "MPI_Test: token %d, expected %d",
-                   token, left * 11);
+    MPI_NODE_CHECK(token == left * 11, "MPI_Test: token %d, expected %d", token,
+                   left * 11);
     MPI_NODE_CHECK(r == MPI_REQUEST_NULL, "MPI_Test left its request");
     free(out);
     free(in_named);
@@ -120,18 +124,23 @@ static void misuse(int rank, int size)
     MPI_Status st;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_NODE_CHECK(MPI_Send(v, 1, MPI_INT, size, 0, MPI_COMM_WORLD) ==
-                       MPI_ERR_RANK, "a send to rank %d did not fail with "
-                   "MPI_ERR_RANK", size);
+                       MPI_ERR_RANK,
+                   "a send to rank %d did not fail with "
+                   "MPI_ERR_RANK",
+                   size);
     MPI_NODE_CHECK(MPI_Send(v, 1, MPI_INT, 0, -5, MPI_COMM_WORLD) ==
-                       MPI_ERR_TAG, "a negative tag was taken");
+                       MPI_ERR_TAG,
+                   "a negative tag was taken");
     MPI_NODE_CHECK(MPI_Send(v, 1, 999, 0, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE,
                    "an unknown datatype was taken");
     MPI_NODE_CHECK(MPI_Send(v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) ==
-                       MPI_ERR_COUNT, "a negative count was taken");
+                       MPI_ERR_COUNT,
+                   "a negative count was taken");
     MPI_NODE_CHECK(MPI_Send(v, 1, MPI_INT, 0, 0, 77) == MPI_ERR_COMM,
                    "an unknown communicator was taken");
     MPI_NODE_CHECK(MPI_Bcast(v, 1, MPI_INT, size, MPI_COMM_WORLD) ==
-                       MPI_ERR_ROOT, "a bad root was taken");
+                       MPI_ERR_ROOT,
+                   "a bad root was taken");
     /* Truncation: 8 ints into room for 4. */
     MPI_Send(v, 8, MPI_INT, rank, 3, MPI_COMM_WORLD);
     int r = MPI_Recv(v, 4, MPI_INT, rank, 3, MPI_COMM_WORLD, &st);

@@ -13,8 +13,8 @@
  */
 #include "pps_node.h"
 
-#define SEED 0xb0adULL
-#define BCAST_PORT 1
+#define SEED        0xb0adULL
+#define BCAST_PORT  1
 #define OBCAST_PORT 2
 
 static int *next_bcast, *next_obcast;
@@ -36,8 +36,8 @@ static void check_body(const void *data, size_t len, int src, int k, int kind)
     int32_t idx;
     memcpy(&idx, data, 4);
     if (idx != k) {
-        e2e_fail("broadcast from %d: index %d, expected %d (out of order)",
-                 src, idx, k);
+        e2e_fail("broadcast from %d: index %d, expected %d (out of order)", src,
+                 idx, k);
     }
     uint8_t *ref = e2e_calloc(want, 1);
     e2e_fill(ref, want, SEED, (uint32_t)src, (uint32_t)k, (uint32_t)kind);
@@ -62,10 +62,9 @@ static void got_obcast(int src, const void *data, size_t len, void *arg)
     (void)arg;
     check_body(data, len, src, next_obcast[src]++, 1);
     obcast_got++;
-    order_hash = pps_hash_step(order_hash,
-                               (uint64_t)(src * 100003 + next_obcast[src]));
+    order_hash =
+        pps_hash_step(order_hash, (uint64_t)(src * 100003 + next_obcast[src]));
 }
-
 
 static void send_one(int k, int kind)
 {

@@ -103,7 +103,6 @@ static void got_obcast(int src, const void *data, size_t len, void *arg)
         order_hash, (uint64_t)(r.node * 1000000 + r.thread * 1000 + r.call));
 }
 
-
 static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;

@@ -16,8 +16,8 @@
  */
 #include "pps_node.h"
 
-#define SEED 0x5eedULL
-#define NSIZES_MAX 12
+#define SEED        0x5eedULL
+#define NSIZES_MAX  12
 #define ONEWAY_PORT 3
 
 static size_t sizes[NSIZES_MAX];
@@ -99,8 +99,7 @@ static void oneway(int src, const void *data, size_t len, void *arg)
     e2e_fill(ref, want, SEED, (uint32_t)src, (uint32_t)k, 2);
     size_t skip = src == pan_rank() ? 0 : PLACE_SKIP; /* own: not placed */
     if (len != want - skip || memcmp(ref + skip, data, len) != 0) {
-        e2e_fail("one-way message %d from %d: wrong length or content", k,
-                 src);
+        e2e_fail("one-way message %d from %d: wrong length or content", k, src);
     }
     free(ref);
     if (skip > 0) {
@@ -144,9 +143,9 @@ int main(int argc, char **argv)
             pan_msg_init(&msg);
             /* Two pieces, split off-centre, to exercise the I/O vector. */
             pps_check(pan_msg_push(&msg, req, sizes[i] / 3), "pan_msg_push");
-            pps_check(pan_msg_push(&msg, req + sizes[i] / 3,
-                                   sizes[i] - sizes[i] / 3),
-                      "pan_msg_push");
+            pps_check(
+                pan_msg_push(&msg, req + sizes[i] / 3, sizes[i] - sizes[i] / 3),
+                "pan_msg_push");
             void *rep;
             size_t rep_len;
             pps_check(pan_rpc_call(peer, i, &msg, &rep, &rep_len),

@@ -16,7 +16,10 @@ typedef struct {
     CU_TestFunc func;
 } pps_test_t;
 
-#define PPS_TEST(f) {#f, test_##f}
+#define PPS_TEST(f)                                                            \
+    {                                                                          \
+#f, test_##f                                                           \
+    }
 
 /* Asserts the run exited 0, then frees it. */
 static inline void pps_expect_ok(struct e2e_run *r)
@@ -26,7 +29,7 @@ static inline void pps_expect_ok(struct e2e_run *r)
 }
 
 /* A reliable wire gets a harmless option where a lossy one gets --fault. */
-#define PPS_WIRE_OPT(lossy) ((lossy) ? "--fault" : "--seed")
+#define PPS_WIRE_OPT(lossy)       ((lossy) ? "--fault" : "--seed")
 #define PPS_WIRE_VAL(lossy, spec) ((lossy) ? (spec) : "1")
 
 /* Runs the tests; 0 if all passed, 1 if one failed, 99 on a hard error. */

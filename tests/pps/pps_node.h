@@ -59,8 +59,7 @@ static void pps_got_hash(int src, const void *data, size_t len, void *arg)
 static inline void pps_hash_port_open(void)
 {
     pps_hashes = e2e_calloc((size_t)pan_size(), sizeof(uint64_t));
-    pps_check(pan_port_set(PPS_HASH_PORT, pps_got_hash, NULL),
-              "pan_port_set");
+    pps_check(pan_port_set(PPS_HASH_PORT, pps_got_hash, NULL), "pan_port_set");
 }
 
 static inline void pps_agree(uint64_t hash, const char *what)
@@ -75,8 +74,8 @@ static inline void pps_agree(uint64_t hash, const char *what)
         }
         for (int i = 0; i < pan_size(); i++) {
             if (pps_hashes[i] != hash) {
-                e2e_fail("node %d delivered %s in another order than node 0",
-                         i, what);
+                e2e_fail("node %d delivered %s in another order than node 0", i,
+                         what);
             }
         }
     }

@@ -8,7 +8,7 @@
 
 #include "pps_cunit.h"
 
-#define P2P e2e_prog_path("tests/pps/mpi_p2p")
+#define P2P  e2e_prog_path("tests/pps/mpi_p2p")
 #define COLL e2e_prog_path("tests/pps/mpi_coll")
 
 static void check_decomp(const char *d, int lossy)
@@ -25,10 +25,10 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
 }
 
-#define DECOMP_TEST(fn, name, lossy)                                          \
-    static void fn(void)                                                      \
-    {                                                                         \
-        check_decomp(name, lossy);                                            \
+#define DECOMP_TEST(fn, name, lossy)                                           \
+    static void fn(void)                                                       \
+    {                                                                          \
+        check_decomp(name, lossy);                                             \
     }
 DECOMP_TEST(test_rxno_mni_p2p_and_collectives, "rxno-mni", 0)
 DECOMP_TEST(test_rxno_mh_p2p_and_collectives, "rxno-mh", 0)

@@ -10,9 +10,9 @@
 
 #include "pps_cunit.h"
 
-#define RPC e2e_prog_path("tests/pps/panda_rpc")
+#define RPC   e2e_prog_path("tests/pps/panda_rpc")
 #define BCAST e2e_prog_path("tests/pps/panda_bcast")
-#define MT e2e_prog_path("tests/pps/panda_mt")
+#define MT    e2e_prog_path("tests/pps/panda_mt")
 
 #define LOSSY "drop=0.02,seed=4"
 
@@ -28,8 +28,7 @@ static void check_decomp(const char *d, int lossy)
     const char *val = PPS_WIRE_VAL(lossy, LOSSY);
     e2e_run(&r, "-n", "3", "--decomp", d, opt, val, RPC, NULL);
     pps_expect_ok(&r);
-    e2e_run(&r, "-n", "5", "--decomp", d, opt, val, RPC, "--max", "8192",
-            NULL);
+    e2e_run(&r, "-n", "5", "--decomp", d, opt, val, RPC, "--max", "8192", NULL);
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "7", "--decomp", d, opt, val, BCAST, "-k", "8", NULL);
     pps_expect_ok(&r);
@@ -38,10 +37,10 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
 }
 
-#define DECOMP_TEST(fn, name, lossy)                                          \
-    static void fn(void)                                                      \
-    {                                                                         \
-        check_decomp(name, lossy);                                            \
+#define DECOMP_TEST(fn, name, lossy)                                           \
+    static void fn(void)                                                       \
+    {                                                                          \
+        check_decomp(name, lossy);                                             \
     }
 DECOMP_TEST(test_rxno_mni_rpc_oneway_broadcasts_and_threads, "rxno-mni", 0)
 DECOMP_TEST(test_rxno_mh_rpc_oneway_broadcasts_and_threads, "rxno-mh", 0)
@@ -79,8 +78,9 @@ static long stats_interrupts(const char *err)
     const char *p = strstr(err != NULL ? err : "", "\n  sum ");
     long v[16];
     if (p == NULL ||
-        sscanf(p, " sum %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld "
-                  "%ld",
+        sscanf(p,
+               " sum %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld "
+               "%ld",
                &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
                &v[9], &v[10], &v[11], &v[12], &v[13]) != 14) {
         return -1;
