@@ -107,6 +107,10 @@ static void usage(FILE *out)
             "core\n"
             "  --progress                   print a progress line every 5 "
             "seconds\n"
+            "  --netns NS0,NS1,...          live: run node k in network "
+            "namespace NSk\n"
+            "  --udp-addrs A0,A1,...        live: node k's UDP address is "
+            "Ak\n"
             "  --timeline FILE              write where host and NI time goes "
             "as\n"
             "                               trace-event JSON (Perfetto, "
@@ -234,6 +238,7 @@ int main(int argc, char **argv)
     lci_options_t opt;
     char err[1024];
     int trace_hash = 0, stats = 0, pin = 1, progress = 0;
+    const char *netns = NULL, *udp_addrs = NULL;
     const char *timeline = NULL;
     lci_options_defaults(&opt);
     if (lci_options_from_env(&opt, err, sizeof err) != LCI_OK) {
@@ -272,6 +277,12 @@ int main(int argc, char **argv)
         }
         if (strcmp(a, "--progress") == 0) {
             progress = 1;
+            continue;
+        }
+        if ((strcmp(a, "--netns") == 0 || strcmp(a, "--udp-addrs") == 0) &&
+            i + 1 < argc) {
+            /* live: where each node runs (lci_live_place_node) */
+            *(a[2] == 'n' ? &netns : &udp_addrs) = argv[++i];
             continue;
         }
         if (strcmp(a, "--timeline") == 0) {
@@ -349,6 +360,15 @@ int main(int argc, char **argv)
         setenv(LCI_TIMELINE_ENV, timeline, 1); /* inherited by the nodes */
     }
     int live = strcmp(opt.cfg.platform, "live") == 0;
+    if ((netns || udp_addrs) &&
+        (!live || lci_live_place_check(netns, opt.cfg.nnodes, "netns", err,
+                                       sizeof err) != LCI_OK ||
+         lci_live_place_check(udp_addrs, opt.cfg.nnodes, "udp-addrs", err,
+                              sizeof err) != LCI_OK)) {
+        fprintf(stderr, "lci-run: %s\n",
+                live ? err : "--netns and --udp-addrs need --platform live");
+        return 2;
+    }
     if (live) {
         /* Real time: work costs what it costs, compute is real. */
         lci_live_profile(&prof);
@@ -439,6 +459,11 @@ int main(int argc, char **argv)
             setenv("LCI_SIZE", sizetext, 1);
             if (live) {
                 setenv("LCI_LIVE_FD", fabrictext, 1);
+                if (lci_live_place_node(k, netns, udp_addrs, err,
+                                        sizeof err) != LCI_OK) {
+                    fprintf(stderr, "lci-run: node %u: %s\n", k, err);
+                    _exit(127);
+                }
             }
             execvp(prog[0], prog);
             fprintf(stderr, "lci-run: node %u: cannot run %s: %s\n", k,

@@ -67,6 +67,17 @@ void lci_live_host_leave(void);
 /* Application compute of the given length, in real time. */
 void lci_live_compute(double seconds);
 
+/* ---- placed by lci-run: lci_live_netns.c ---- */
+
+/* Checks that a comma-separated list has one item per node. */
+lci_status_t lci_live_place_check(const char *list, uint32_t nnodes,
+                                  const char *what, char *err, size_t errlen);
+/* In the child that becomes node k: enters item k of the namespace list
+ * (names under /var/run/netns, as ip netns makes them) and sets its UDP
+ * address from item k of the address list (either list may be NULL). */
+lci_status_t lci_live_place_node(uint32_t k, const char *netns,
+                                 const char *addrs, char *err, size_t errlen);
+
 /* ---- started by a PMIx launcher (mpirun, srun): lci_live_pmix.c ---- */
 
 /* Whether this process was started by one (PMIX_RANK is set). */

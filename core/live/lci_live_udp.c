@@ -10,6 +10,7 @@
  * address: in the fabric under lci-run (default 127.0.0.1; lci_init's start
  * barrier makes every address known before the first packet), or through
  * PMIx under mpirun or srun (default: the address of this host's name).
+ * $LCI_UDP_RCVBUF sets the socket's receive buffer (bytes).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -98,6 +99,13 @@ static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
         snprintf(err, errlen, "UDP wire: cannot bind %s: %s", host,
                  strerror(errno));
         return LCI_ERR_PLATFORM;
+    }
+    const char *rcvbuf = getenv("LCI_UDP_RCVBUF");
+    if (rcvbuf != NULL) {
+        /* A small socket buffer: a slow receiver overflows it and the
+         * kernel drops datagrams, as on a real network. */
+        int bytes = atoi(rcvbuf);
+        setsockopt(udp.fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     }
     udp.peers = calloc(L->size, sizeof *udp.peers);
     udp.known = calloc(L->size, 1);
