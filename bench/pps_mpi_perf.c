@@ -24,40 +24,19 @@
 #include <mpi.h>
 
 #include "bench_common.h"
+#include "pps_perf.h"
 
 #define WINDOW   8
 #define TAG_DATA 1
 #define TAG_ACK  2
 
-typedef struct {
-    const char *test;
-    long size, tput_size, iters, warmup;
-    double gap_us;
-    const char *csv;
-} opts_t;
-
-static opts_t o = {.test = "all",
-                   .size = 16,
-                   .tput_size = 65536,
-                   .iters = 0,
-                   .warmup = 10,
-                   .gap_us = 100};
+static pps_perf_opts_t o = PPS_PERF_DEFAULTS;
 static int rank, size;
 
 static void report(const char *metric, double value_us, size_t bytes,
                    double mb_s)
 {
-    if (rank != 0) {
-        return;
-    }
-    if (mb_s >= 0) {
-        printf("%-10s %8zu B  %10.2f MB/s\n", metric, bytes, mb_s);
-    } else {
-        printf("%-10s %8zu B  %10.2f us\n", metric, bytes, value_us);
-    }
-    if (o.csv != NULL) {
-        bench_csv_row(o.csv, "pps_mpi", metric, value_us, bytes, mb_s);
-    }
+    pps_perf_report(&o, "pps_mpi", metric, value_us, bytes, mb_s);
 }
 
 static void latency(char *buf)
@@ -195,41 +174,11 @@ int main(int argc, char **argv)
         "lci-run -n 64 --decomp rxno-mni --profile myrinet-1999 --compute "
         "zero ./bench/pps_mpi_perf [options]",
         "p2p tests use ranks 0 and 1; broadcast tests every rank."};
-    const bench_opt_t opts[] = {
-        {"--test", BENCH_OPT_STRING, &o.test, 0, 0, 0, "WHICH",
-         "lat, tput, bcast-lat, bcast-tput, p2p, bcast or all"},
-        {"--size", BENCH_OPT_LONG, &o.size, 0, 1 << 20, 0, "BYTES",
-         "latency message size"},
-        {"--tput-size", BENCH_OPT_LONG, &o.tput_size, 1, 1 << 24, 0, "BYTES",
-         "throughput message size"},
-        {"--iters", BENCH_OPT_LONG, &o.iters, 0, 1e7, 0, "N",
-         "timed repetitions (0: a default per test)"},
-        {"--warmup", BENCH_OPT_LONG, &o.warmup, 0, 1e6, 0, "N",
-         "untimed repetitions"},
-        {"--gap-us", BENCH_OPT_DOUBLE, &o.gap_us, 0, 1e6, 0, "US",
-         "idle time before each broadcast-latency repetition"},
-        {"--csv", BENCH_OPT_STRING, &o.csv, 0, 0, 0, "FILE",
-         "append rows bench,decomp,packet_size,metric,value_us,... to FILE"},
-    };
-    bench_opts_parse(&info, opts, sizeof opts / sizeof opts[0], argc, argv);
-    const char *t = o.test;
-    int all = strcmp(t, "all") == 0;
-    int p2p = all || strcmp(t, "p2p") == 0, bc = all || strcmp(t, "bcast") == 0;
-    int do_lat = p2p || strcmp(t, "lat") == 0;
-    int do_tput = p2p || strcmp(t, "tput") == 0;
-    int do_blat = bc || strcmp(t, "bcast-lat") == 0;
-    int do_btput = bc || strcmp(t, "bcast-tput") == 0;
-    if (!do_lat && !do_tput && !do_blat && !do_btput) {
-        fprintf(stderr,
-                "pps_mpi_perf: --test %s; expected lat, tput, "
-                "bcast-lat, bcast-tput, p2p, bcast or all\n",
-                t);
-        return 2;
-    }
+    pps_perf_parse(&info, &o, NULL, argc, argv);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if ((do_lat || do_tput) && size < 2) {
+    if ((o.lat || o.tput) && size < 2) {
         bench_fail("the p2p tests need at least 2 nodes");
     }
     size_t cap = (size_t)(o.size > o.tput_size ? o.size : o.tput_size);
@@ -241,19 +190,19 @@ int main(int argc, char **argv)
         printf("# pps_mpi_perf: MPI on Panda-ST, %s, %d nodes\n",
                lci_decomp_name(), size);
     }
-    if (do_lat) {
+    if (o.lat) {
         latency(buf);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (do_tput) {
+    if (o.tput) {
         throughput(buf);
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (do_blat) {
+    if (o.bcast_lat) {
         bcast_latency();
     }
     MPI_Barrier(MPI_COMM_WORLD);
-    if (do_btput) {
+    if (o.bcast_tput) {
         bcast_throughput(buf);
     }
     free(buf);

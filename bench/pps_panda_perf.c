@@ -27,26 +27,14 @@
 
 #include "bench_common.h"
 #include "panda.h"
+#include "pps_perf.h"
 
 enum {
     PORT_DATA = 1,
     PORT_ACK = 2
 };
 
-typedef struct {
-    const char *test;
-    long size, tput_size, iters, warmup;
-    double gap_us;
-    int mt;
-    const char *csv;
-} opts_t;
-
-static opts_t o = {.test = "all",
-                   .size = 16,
-                   .tput_size = 65536,
-                   .iters = 0,
-                   .warmup = 10,
-                   .gap_us = 100};
+static pps_perf_opts_t o = PPS_PERF_DEFAULTS;
 
 static uint64_t data_got, acks_got;
 static double last_arrival, max_reported;
@@ -104,18 +92,8 @@ static void send_bytes(int dest, int port, const void *buf, size_t len)
 static void report(const char *metric, double value_us, size_t size,
                    double mb_s)
 {
-    if (pan_rank() != 0) {
-        return;
-    }
-    if (mb_s >= 0) {
-        printf("%-10s %8zu B  %10.2f MB/s\n", metric, size, mb_s);
-    } else {
-        printf("%-10s %8zu B  %10.2f us\n", metric, size, value_us);
-    }
-    if (o.csv != NULL) {
-        bench_csv_row(o.csv, o.mt ? "pps_panda_mt" : "pps_panda_st", metric,
-                      value_us, size, mb_s);
-    }
+    pps_perf_report(&o, o.mt ? "pps_panda_mt" : "pps_panda_st", metric,
+                    value_us, size, mb_s);
 }
 
 static void latency(char *buf)
@@ -227,44 +205,12 @@ int main(int argc, char **argv)
         "lci-run -n 64 --decomp rxno-mni --profile myrinet-1999 --compute "
         "zero ./bench/pps_panda_perf [options]",
         "p2p tests use ranks 0 and 1; broadcast tests every rank."};
-    const bench_opt_t opts[] = {
-        {"--test", BENCH_OPT_STRING, &o.test, 0, 0, 0, "WHICH",
-         "lat, tput, bcast-lat, bcast-tput, p2p, bcast or all"},
-        {"--size", BENCH_OPT_LONG, &o.size, 0, 1 << 20, 0, "BYTES",
-         "latency message size"},
-        {"--tput-size", BENCH_OPT_LONG, &o.tput_size, 1, 1 << 24, 0, "BYTES",
-         "throughput message size"},
-        {"--iters", BENCH_OPT_LONG, &o.iters, 0, 1e7, 0, "N",
-         "timed repetitions (0: a default per test)"},
-        {"--warmup", BENCH_OPT_LONG, &o.warmup, 0, 1e6, 0, "N",
-         "untimed repetitions"},
-        {"--gap-us", BENCH_OPT_DOUBLE, &o.gap_us, 0, 1e6, 0, "US",
-         "idle time before each broadcast-latency repetition"},
-        {"--mt", BENCH_OPT_SET, &o.mt, 0, 0, 1, NULL,
-         "Panda-MT instead of Panda-ST"},
-        {"--csv", BENCH_OPT_STRING, &o.csv, 0, 0, 0, "FILE",
-         "append rows bench,decomp,packet_size,metric,value_us,... to FILE"},
-    };
-    bench_opts_parse(&info, opts, sizeof opts / sizeof opts[0], argc, argv);
-    const char *t = o.test;
-    int all = strcmp(t, "all") == 0;
-    int p2p = all || strcmp(t, "p2p") == 0, bc = all || strcmp(t, "bcast") == 0;
-    int do_lat = p2p || strcmp(t, "lat") == 0;
-    int do_tput = p2p || strcmp(t, "tput") == 0;
-    int do_blat = bc || strcmp(t, "bcast-lat") == 0;
-    int do_btput = bc || strcmp(t, "bcast-tput") == 0;
-    if (!do_lat && !do_tput && !do_blat && !do_btput) {
-        fprintf(stderr,
-                "pps_panda_perf: --test %s; expected lat, tput, "
-                "bcast-lat, bcast-tput, p2p, bcast or all\n",
-                t);
-        return 2;
-    }
+    pps_perf_parse(&info, &o, "Panda-MT instead of Panda-ST", argc, argv);
     if (pan_init(&argc, &argv, o.mt ? PAN_MT : PAN_ST) != PAN_OK) {
         fprintf(stderr, "pps_panda_perf: pan_init: %s\n", pan_last_error());
         return 1;
     }
-    if ((do_lat || do_tput) && pan_size() < 2) {
+    if ((o.lat || o.tput) && pan_size() < 2) {
         bench_fail("the p2p tests need at least 2 nodes");
     }
     check(pan_port_set(PORT_DATA, on_data, NULL), "pan_port_set");
@@ -278,19 +224,19 @@ int main(int argc, char **argv)
         printf("# pps_panda_perf: Panda-%s, %s, %d nodes\n", o.mt ? "MT" : "ST",
                lci_decomp_name(), pan_size());
     }
-    if (do_lat) {
+    if (o.lat) {
         latency(buf);
     }
     check(pan_barrier(), "pan_barrier");
-    if (do_tput) {
+    if (o.tput) {
         throughput(buf);
     }
     check(pan_barrier(), "pan_barrier");
-    if (do_blat) {
+    if (o.bcast_lat) {
         bcast_latency();
     }
     check(pan_barrier(), "pan_barrier");
-    if (do_btput) {
+    if (o.bcast_tput) {
         bcast_throughput(buf);
     }
     free(buf);
