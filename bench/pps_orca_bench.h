@@ -30,14 +30,15 @@ static pps_orca_opts_t o = {.test = "all",
 
 /* Parses the options; names are the four tests' names (latency,
  * throughput, broadcast latency, broadcast throughput), which --test takes
- * besides p2p (the first two), bcast (the last two) and all. */
+ * besides p2p (the first two), bcast (the last two) and all.  extra, if
+ * not NULL, is one more option of the program's own. */
 static void pps_orca_parse(const bench_info_t *info, const char *const names[4],
-                           int argc, char **argv)
+                           const bench_opt_t *extra, int argc, char **argv)
 {
     char tests[160];
     snprintf(tests, sizeof tests, "%s, %s, %s, %s, p2p, bcast or all", names[0],
              names[1], names[2], names[3]);
-    const bench_opt_t opts[] = {
+    bench_opt_t opts[] = {
         {"--test", BENCH_OPT_STRING, &o.test, 0, 0, 0, "WHICH", tests},
         {"--size", BENCH_OPT_LONG, &o.size, 0, 1 << 20, 0, "BYTES",
          "latency argument size"},
@@ -51,8 +52,15 @@ static void pps_orca_parse(const bench_info_t *info, const char *const names[4],
          "idle time before each broadcast-latency repetition"},
         {"--csv", BENCH_OPT_STRING, &o.csv, 0, 0, 0, "FILE",
          "append rows bench,decomp,packet_size,metric,value_us,... to FILE"},
+        {0},
     };
-    bench_opts_parse(info, opts, sizeof opts / sizeof opts[0], argc, argv);
+    size_t nopts = sizeof opts / sizeof opts[0];
+    if (extra != NULL) {
+        opts[nopts - 1] = *extra;
+    } else {
+        nopts--;
+    }
+    bench_opts_parse(info, opts, nopts, argc, argv);
     int all = strcmp(o.test, "all") == 0;
     int p2p = all || strcmp(o.test, "p2p") == 0;
     int bc = all || strcmp(o.test, "bcast") == 0;

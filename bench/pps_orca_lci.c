@@ -186,7 +186,7 @@ int main(int argc, char **argv)
         "p2p tests use ranks 0 and 1; broadcast tests every rank."};
     static const char *const names[4] = {"rpc-lat", "rpc-tput", "fa-bcast-lat",
                                          "fa-bcast-tput"};
-    pps_orca_parse(&info, names, argc, argv);
+    pps_orca_parse(&info, names, NULL, argc, argv);
     bench_init(info.prog, &argc, &argv);
     if ((o.lat || o.tput) && lci_size() < 2) {
         bench_fail("the p2p tests need at least 2 nodes");

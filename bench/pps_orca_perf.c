@@ -2,7 +2,10 @@
  * pps_orca_perf.c - Orca-level numbers for the paper's Table 5: an
  * operation on a single-copy object on another node (an RPC) and a write
  * to a replicated object (a fetch-and-add for the sequence number, then a
- * broadcast), on Orca over Panda-MT.
+ * broadcast), on Orca over Panda-MT; with --panda, the same operations
+ * made directly with Panda-MT (pan_rpc_call with a reply of an Orca
+ * reply's size; pan_obcast, waiting for the local delivery as Orca's
+ * invoker does), for Table 5's Panda level.
  *
  * The method follows pps_panda_perf, so the levels compare:
  *   latency      half the round trip of an operation with a --size byte
@@ -34,8 +37,13 @@
 #include "pps_orca_bench.h"
 
 enum {
-    PORT_ACK = 1
+    PORT_ACK = 1,
+    PORT_WRITE = 2,  /* --panda: the replicated writes */
+    SERVICE_PUT = 1, /* --panda: the remote operation */
+    REPLY_LEN = 16   /* an Orca reply: sizeof(orca_wire_result_t) */
 };
+
+static int panda_level; /* --panda */
 
 /* ---- the object type: a sink for bytes, and a time stamp ------------- */
 
@@ -102,6 +110,11 @@ static void check_orca(int r, const char *what)
     }
 }
 
+static const char *bench_name(void)
+{
+    return panda_level ? "pps_orca_panda" : "pps_orca";
+}
+
 static orca_type_t *sink_type(void)
 {
     orca_type_t *t;
@@ -132,15 +145,91 @@ static void ack(const void *data, size_t len)
     check_pan(pan_send(0, PORT_ACK, &msg), "pan_send");
 }
 
-static void put(orca_object_t *obj, const char *buf, size_t len)
+/* ---- the same operations made with Panda ---------------------------- */
+
+static uint64_t own_applied; /* this node's writes delivered here */
+
+static void panda_write_arrived(int src, const void *data, size_t len,
+                                void *arg)
 {
+    (void)data;
+    (void)len;
+    (void)arg;
+    last_applied = lci_wtime();
+    applied++;
+    if (src == pan_rank()) {
+        own_applied++;
+    }
+}
+
+static void panda_put_request(int src, const void *req, size_t len,
+                              pan_rpc_ticket_t *ticket, void *arg)
+{
+    static const char reply[REPLY_LEN];
+    (void)src;
+    (void)req;
+    (void)len;
+    (void)arg;
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    check_pan(pan_msg_push(&msg, reply, sizeof reply), "pan_msg_push");
+    check_pan(pan_rpc_reply(ticket, &msg), "pan_rpc_reply");
+}
+
+static void panda_rpc(const char *buf, size_t len)
+{
+    pan_msg_t msg;
+    void *rep;
+    size_t rep_len;
+    pan_msg_init(&msg);
+    check_pan(pan_msg_push(&msg, buf, len), "pan_msg_push");
+    check_pan(pan_rpc_call(1, SERVICE_PUT, &msg, &rep, &rep_len),
+              "pan_rpc_call");
+    free(rep);
+}
+
+static void panda_ordered_write(const char *buf, size_t len)
+{
+    uint64_t target = own_applied + 1;
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    check_pan(pan_msg_push(&msg, buf, len), "pan_msg_push");
+    check_pan(pan_obcast(PORT_WRITE, &msg), "pan_obcast");
+    wait_for(&own_applied, target);
+}
+
+/* ---- the two operations at the level chosen ----------------------------- */
+
+static orca_object_t *remote, *replicated;
+
+/* An operation with len bytes on the object rank 1 holds. */
+static void remote_put(const char *buf, size_t len)
+{
+    if (panda_level) {
+        panda_rpc(buf, len);
+        return;
+    }
     orca_value_t arg = orca_bytes(buf, len);
-    check_orca(orca_invoke(obj, SINK_PUT, &arg, 1, NULL), "orca_invoke");
+    check_orca(orca_invoke(remote, SINK_PUT, &arg, 1, NULL), "orca_invoke");
+}
+
+/* A write with len bytes (or, with buf NULL, a stamp) on the replicated
+ * object; returns once applied here. */
+static void replicated_write(const char *buf, size_t len)
+{
+    if (panda_level) {
+        panda_ordered_write(buf, len);
+        return;
+    }
+    orca_value_t arg = orca_bytes(buf, len);
+    check_orca(orca_invoke(replicated, buf != NULL ? SINK_PUT : SINK_STAMP,
+                           &arg, buf != NULL, NULL),
+               "orca_invoke");
 }
 
 /* ---- the tests -------------------------------------------------------- */
 
-static void latency(orca_object_t *remote, const char *buf)
+static void latency(const char *buf)
 {
     long iters = pps_orca_iters(1000);
     if (pan_rank() != 0) {
@@ -151,14 +240,14 @@ static void latency(orca_object_t *remote, const char *buf)
         if (i == o.warmup) {
             t0 = lci_wtime();
         }
-        put(remote, buf, (size_t)o.size);
+        remote_put(buf, (size_t)o.size);
     }
-    pps_orca_report("pps_orca", "lat",
+    pps_orca_report(bench_name(), "lat",
                     (lci_wtime() - t0) * 1e6 / (double)iters / 2.0,
                     (size_t)o.size, -1);
 }
 
-static void throughput(orca_object_t *remote, const char *buf)
+static void throughput(const char *buf)
 {
     size_t size = (size_t)o.tput_size;
     long iters = pps_orca_iters((long)(2 * 1048576 / size) + 1);
@@ -166,18 +255,18 @@ static void throughput(orca_object_t *remote, const char *buf)
         return;
     }
     for (long i = 0; i < o.warmup; i++) {
-        put(remote, buf, size);
+        remote_put(buf, size);
     }
     double t0 = lci_wtime();
     for (long i = 0; i < iters; i++) {
-        put(remote, buf, size);
+        remote_put(buf, size);
     }
     double secs = lci_wtime() - t0;
-    pps_orca_report("pps_orca", "tput", secs * 1e6 / (double)iters, size,
+    pps_orca_report(bench_name(), "tput", secs * 1e6 / (double)iters, size,
                     (double)iters * (double)size / secs / 1e6);
 }
 
-static void bcast_latency(orca_object_t *replicated)
+static void bcast_latency(void)
 {
     long iters = pps_orca_iters(50);
     int me = pan_rank(), n = pan_size();
@@ -189,8 +278,7 @@ static void bcast_latency(orca_object_t *replicated)
             max_reported = 0;
             acks_got = 0;
             double t0 = lci_wtime();
-            check_orca(orca_invoke(replicated, SINK_STAMP, NULL, 0, NULL),
-                       "orca_invoke");
+            replicated_write(NULL, 0);
             wait_for(&acks_got, (uint64_t)n - 1);
             if (i >= o.warmup) {
                 sum += max_reported - t0;
@@ -200,10 +288,11 @@ static void bcast_latency(orca_object_t *replicated)
             ack(&last_applied, sizeof last_applied);
         }
     }
-    pps_orca_report("pps_orca", "bcast_lat", sum * 1e6 / (double)iters, 0, -1);
+    pps_orca_report(bench_name(), "bcast_lat", sum * 1e6 / (double)iters, 0,
+                    -1);
 }
 
-static void bcast_throughput(orca_object_t *replicated, const char *buf)
+static void bcast_throughput(const char *buf)
 {
     size_t size = (size_t)o.tput_size;
     long iters = pps_orca_iters((long)(1048576 / size) + 1);
@@ -212,16 +301,16 @@ static void bcast_throughput(orca_object_t *replicated, const char *buf)
     acks_got = 0;
     if (me == 0) {
         for (long i = 0; i < o.warmup; i++) {
-            put(replicated, buf, size);
+            replicated_write(buf, size);
         }
         wait_for(&acks_got, (uint64_t)n - 1);
         double t0 = lci_wtime();
         for (long i = 0; i < iters; i++) {
-            put(replicated, buf, size);
+            replicated_write(buf, size);
         }
         wait_for(&acks_got, 2 * ((uint64_t)n - 1));
         double secs = lci_wtime() - t0;
-        pps_orca_report("pps_orca", "bcast_tput", secs * 1e6 / (double)iters,
+        pps_orca_report(bench_name(), "bcast_tput", secs * 1e6 / (double)iters,
                         size, (double)iters * (double)size / secs / 1e6);
     } else {
         wait_for(&applied, (uint64_t)o.warmup);
@@ -243,7 +332,16 @@ int main(int argc, char **argv)
         "tests: rank 0 writes a replicated object.  Orca runs on Panda-MT."};
     static const char *const names[4] = {"lat", "tput", "bcast-lat",
                                          "bcast-tput"};
-    pps_orca_parse(&info, names, argc, argv);
+    static const bench_opt_t panda_opt = {
+        "--panda",
+        BENCH_OPT_SET,
+        &panda_level,
+        0,
+        0,
+        1,
+        NULL,
+        "the same operations made with Panda-MT instead of Orca"};
+    pps_orca_parse(&info, names, &panda_opt, argc, argv);
     if (pan_init(&argc, &argv, PAN_MT) != PAN_OK) {
         fprintf(stderr, "pps_orca_perf: pan_init: %s\n", pan_last_error());
         return 1;
@@ -252,40 +350,51 @@ int main(int argc, char **argv)
         bench_fail("the p2p tests need at least 2 nodes");
     }
     check_pan(pan_port_set(PORT_ACK, on_ack, NULL), "pan_port_set");
-    check_orca(orca_init(), "orca_init");
-    orca_type_t *sink = sink_type();
-    orca_object_t *remote = NULL, *replicated;
-    if (pan_size() >= 2) {
-        check_orca(orca_object_create(sink, 1, &remote), "orca_object_create");
+    if (panda_level) {
+        check_pan(pan_port_set(PORT_WRITE, panda_write_arrived, NULL),
+                  "pan_port_set");
+        check_pan(pan_rpc_set(SERVICE_PUT, panda_put_request, NULL),
+                  "pan_rpc_set");
+        check_pan(pan_barrier(), "pan_barrier");
+    } else {
+        check_orca(orca_init(), "orca_init");
+        orca_type_t *sink = sink_type();
+        if (pan_size() >= 2) {
+            check_orca(orca_object_create(sink, 1, &remote),
+                       "orca_object_create");
+        }
+        check_orca(orca_object_create(sink, ORCA_REPLICATED, &replicated),
+                   "orca_object_create");
     }
-    check_orca(orca_object_create(sink, ORCA_REPLICATED, &replicated),
-               "orca_object_create");
     size_t cap = (size_t)(o.size > o.tput_size ? o.size : o.tput_size);
     char *buf = calloc(1, cap);
     if (buf == NULL) {
         bench_fail("out of memory");
     }
     if (pan_rank() == 0) {
-        printf("# pps_orca_perf: Orca on Panda-MT, %s, %d nodes\n",
-               lci_decomp_name(), pan_size());
+        printf("# pps_orca_perf: %s, %s, %d nodes\n",
+               panda_level ? "Panda-MT" : "Orca on Panda-MT", lci_decomp_name(),
+               pan_size());
     }
     if (o.lat) {
-        latency(remote, buf);
+        latency(buf);
     }
     check_pan(pan_barrier(), "pan_barrier");
     if (o.tput) {
-        throughput(remote, buf);
+        throughput(buf);
     }
     check_pan(pan_barrier(), "pan_barrier");
     if (o.bcast_lat) {
-        bcast_latency(replicated);
+        bcast_latency();
     }
     check_pan(pan_barrier(), "pan_barrier");
     if (o.bcast_tput) {
-        bcast_throughput(replicated, buf);
+        bcast_throughput(buf);
     }
     free(buf);
-    check_orca(orca_end(), "orca_end");
+    if (!panda_level) {
+        check_orca(orca_end(), "orca_end");
+    }
     check_pan(pan_end(), "pan_end");
     return 0;
 }
