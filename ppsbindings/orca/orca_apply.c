@@ -66,7 +66,9 @@ int orca_apply(const orca_type_t *type, int op, void *state,
         int64_t i64;
         double f64;
     } rv = {0};
+    orca.in_op = 1;
     ffi_call((ffi_cif *)&o->cif, o->func, &rv, avalues);
+    orca.in_op = 0;
     orca_value_t res = {.type = o->result};
     switch (o->result) {
     case ORCA_INT32:

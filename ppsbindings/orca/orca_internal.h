@@ -58,6 +58,7 @@ struct orca_state {
     uint32_t nobjects, cap_objects;
     uint64_t next_invocation;
     orca_pending_t *pending;
+    int in_op; /* an operation's function is running */
 };
 
 extern struct orca_state orca;

@@ -160,6 +160,14 @@ static int check_object(const orca_object_t *obj, const char *fn)
     if (r != ORCA_OK) {
         return r;
     }
+    /* An operation runs in a Panda handler (or on behalf of one), which
+     * must not wait; a write it started could never be waited for. */
+    if (orca.in_op) {
+        return orca_error(ORCA_ERR_STATE,
+                          "%s: called from inside an "
+                          "operation",
+                          fn);
+    }
     if (obj == NULL || obj->id >= orca.nobjects ||
         orca.objects[obj->id] != obj) {
         return orca_error(ORCA_ERR_INVAL, "%s: not an object", fn);

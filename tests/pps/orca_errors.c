@@ -36,6 +36,16 @@ static int64_t skew_double(counter_t *self, double x)
     return self->value += (int64_t)x;
 }
 
+/* An operation that invokes an operation: answers the status it got. */
+static orca_object_t *reentered;
+
+static int32_t reenter(counter_t *self)
+{
+    (void)self;
+    orca_value_t one = orca_int64(1);
+    return orca_invoke(reentered, COUNTER_ADD, &one, 1, NULL);
+}
+
 /* The same type, registered as node 1 and node 0 each see it. */
 static orca_type_t *skewed_type(void)
 {
@@ -140,6 +150,18 @@ int main(int argc, char **argv)
     orca_test_check(orca_object_create(ct, ORCA_REPLICATED, &counter),
                     "orca_object_create");
     invocation_errors(counter);
+
+    orca_value_t got;
+    int op = orca_op_define(ct, "reenter", ORCA_READ, ORCA_FUNC(reenter),
+                            ORCA_INT32, 0, NULL);
+    orca_test_check(op, "orca_op_define");
+    reentered = counter;
+    orca_test_check(orca_invoke(counter, op, NULL, 0, &got), "reenter");
+    if (got.u.i32 != ORCA_ERR_STATE ||
+        strstr(orca_last_error(), "from inside an operation") == NULL) {
+        e2e_fail("an invocation from an operation returned %d: %s",
+                 (int)got.u.i32, orca_last_error());
+    }
 
     orca_object_t *skewed;
     orca_test_check(orca_object_create(skewed_type(), 1, &skewed),
