@@ -107,7 +107,8 @@ crl_status_t rgn_flush(void *rgn);
 
 /* ---- global operations ---------------------------------------------- */
 
-/* Waits until every node has called it (serving requests meanwhile). */
+/* Waits until every node has called it (serving requests meanwhile; CRL's
+ * own messages, so that replies held for later still go out). */
 crl_status_t rgn_barrier(void);
 
 /* One node sends nbytes of buf to every other node, which receive them,
@@ -136,6 +137,7 @@ typedef struct {
     uint64_t msgs_sent;
     uint64_t msgs_received; /* packets taken from LCI */
     uint64_t msgs_deferred; /* packets that arrived during a CRL call */
+    uint64_t msgs_held;     /* sends a handler left for later: no buffer */
 } crl_stats_t;
 
 crl_status_t crl_stats_get(crl_stats_t *stats_p);

@@ -15,16 +15,57 @@ typedef enum {
     CRL_REDUCE_MAX
 } crl_reduce_op_t;
 
+static int all_arrived(const void *arg)
+{
+    uint32_t epoch = *(const uint32_t *)arg;
+    return crl.barrier_arrivals[epoch & 1] >= crl.size - 1;
+}
+
+static int released(const void *arg)
+{
+    return crl.barrier_released == *(const uint32_t *)arg;
+}
+
+/* Every node reports to node 0, which broadcasts the release; arrivals
+ * are counted by epoch parity, so reports for the next barrier may come
+ * early.  Not lci_barrier: CRL must go on sending its outbox while it
+ * waits. */
 crl_status_t rgn_barrier(void)
 {
     crl_status_t st = crl_check_started("rgn_barrier");
-    if (st != CRL_OK) {
+    if (st != CRL_OK || crl.size == 1) {
         return st;
     }
-    if (lci_barrier() != LCI_OK) {
-        return crl_error(CRL_ERR_LCI, "rgn_barrier: %s", lci_last_error());
+    uint32_t epoch = ++crl.barrier_epoch;
+    crl_msg_hdr_t h = {.seq = epoch};
+    if (crl.rank == 0) {
+        st = crl_wait(all_arrived, &epoch, "rgn_barrier");
+        if (st != CRL_OK) {
+            return st;
+        }
+        crl.barrier_arrivals[epoch & 1] -= crl.size - 1;
+        h.type = CRL_MSG_BARRIER_RELEASE;
+        crl_enter();
+        crl_send_packet(-1, &h, NULL, 0);
+        crl_leave();
+        return CRL_OK;
     }
-    return CRL_OK;
+    h.type = CRL_MSG_BARRIER_ARRIVE;
+    crl_enter();
+    crl_send_packet(0, &h, NULL, 0);
+    crl_leave();
+    return crl_wait(released, &epoch, "rgn_barrier");
+}
+
+void crl_coll_on_barrier(int src, const crl_msg_hdr_t *h)
+{
+    if (h->type == CRL_MSG_BARRIER_RELEASE) {
+        crl.barrier_released = h->seq;
+    } else if (crl.rank == 0) {
+        crl.barrier_arrivals[h->seq & 1]++;
+    } else {
+        crl_fatal("CRL: node %d: barrier report from node %d", crl.rank, src);
+    }
 }
 
 /* ---- broadcast ------------------------------------------------------ */
@@ -190,6 +231,11 @@ void crl_coll_on_reduce_out(const crl_msg_hdr_t *h, const void *data,
     crl.reduce_done = 1;
 }
 
+static int all_values(const void *arg)
+{
+    return crl.reduce_count[*(const int *)arg] >= crl.size;
+}
+
 static double reduce(crl_reduce_op_t op, double value, const char *fn)
 {
     if (crl_check_started(fn) != CRL_OK) {
@@ -206,11 +252,8 @@ static double reduce(crl_reduce_op_t op, double value, const char *fn)
         crl_enter();
         reduce_record(seq, 0, op, value);
         crl_leave();
-        while (crl.reduce_count[slot] < crl.size) {
-            if (lci_poll_wait() < 0) {
-                crl_error(CRL_ERR_LCI, "%s: %s", fn, lci_last_error());
-                return NAN;
-            }
+        if (crl_wait(all_values, &slot, fn) != CRL_OK) {
+            return NAN;
         }
         double acc = crl.reduce_vals[slot][0];
         for (int n = 1; n < crl.size; n++) {

@@ -72,6 +72,8 @@ typedef struct crl_region {
     _Alignas(16) unsigned char data[];
 } crl_region_t;
 
+typedef struct crl_outgoing crl_outgoing_t;
+
 /* One received broadcast message, complete or being filled. */
 typedef struct crl_bcast_msg {
     struct crl_bcast_msg *next;
@@ -83,7 +85,10 @@ typedef struct {
     int started;
     int owns_lci; /* crl_init started LCI, so crl_finalize stops it */
     int rank, size;
-    int busy; /* depth of crl_enter() */
+    int busy;      /* depth of crl_enter() */
+    int in_upcall; /* handling a packet inside LCI's upcall */
+    /* packets handlers could not send at once (crl_msg.c) */
+    crl_outgoing_t *outbox_head, *outbox_tail;
     /* packets kept while busy, in arrival order */
     lci_rpacket_t **deferred;
     size_t dhead, dlen, dcap;
@@ -91,6 +96,7 @@ typedef struct {
     crl_region_t ***table;
     uint32_t *table_len;
     uint32_t next_index;
+    int delete_acks; /* copies an rgn_delete still waits to see dropped */
     /* an rgn_map waiting for the home's answer */
     rid_t map_rid;
     uint32_t map_size;
@@ -106,6 +112,10 @@ typedef struct {
     int reduce_count[2];
     uint32_t reduce_done_seq;
     int reduce_done;
+    /* barrier: node 0 counts arrivals by epoch parity */
+    uint32_t barrier_epoch;
+    int barrier_arrivals[2];
+    uint32_t barrier_released;
     double reduce_result;
     crl_stats_t stats;
 } crl_node_t;
@@ -122,7 +132,11 @@ void crl_fatal(const char *fmt, ...)
 crl_status_t crl_check_started(const char *fn);
 void crl_enter(void);
 void crl_leave(void);
-/* Polls (outside any CRL state change) until *flag becomes nonzero. */
+/* Polls (outside any CRL state change) until done(arg), sending what the
+ * outbox holds before each wait. */
+crl_status_t crl_wait(int (*done)(const void *arg), const void *arg,
+                      const char *what);
+/* crl_wait until *flag becomes nonzero. */
 crl_status_t crl_wait_flag(const volatile int *flag, const char *what);
 
 /* ---- crl_msg.c ------------------------------------------------------ */
@@ -131,9 +145,11 @@ void crl_send_ctl(int dest, crl_msg_type_t type, rid_t rid, uint32_t size);
 void crl_send_data(int dest, crl_msg_type_t type, rid_t rid, const void *data,
                    uint32_t size);
 /* Sends hdr + payload (one packet) to dest, or to every other node if
- * dest < 0. */
+ * dest < 0; inside the upcall it may go to the outbox instead. */
 void crl_send_packet(int dest, const crl_msg_hdr_t *hdr, const void *payload,
                      uint32_t len);
+/* Sends what the outbox holds (outside the upcall only). */
+void crl_outbox_drain(void);
 
 /* ---- crl_region.c --------------------------------------------------- */
 
@@ -145,7 +161,7 @@ crl_region_t *crl_region_lookup(rid_t rid);
 crl_region_t *crl_region_of(void *rgn, const char *fn);
 void crl_region_on_map_req(int src, const crl_msg_hdr_t *h);
 void crl_region_on_map_rep(const crl_msg_hdr_t *h);
-void crl_region_on_delete(const crl_msg_hdr_t *h);
+void crl_region_on_delete(int src, const crl_msg_hdr_t *h);
 void crl_region_free_all(void);
 /* Bit helpers for the per-node bitmaps. */
 static inline int crl_bit_get(const uint64_t *bits, int i)
@@ -190,6 +206,7 @@ void crl_coll_on_reduce_in(int src, const crl_msg_hdr_t *h, const void *data,
                            uint32_t len);
 void crl_coll_on_reduce_out(const crl_msg_hdr_t *h, const void *data,
                             uint32_t len);
+void crl_coll_on_barrier(int src, const crl_msg_hdr_t *h);
 void crl_coll_free(void);
 
 #endif

@@ -88,7 +88,8 @@ static void crl_handle(const lci_rpacket_t *p)
         crl_region_on_map_rep(&h);
         break;
     case CRL_MSG_DELETE:
-        crl_region_on_delete(&h);
+    case CRL_MSG_DELETE_ACK:
+        crl_region_on_delete(p->src, &h);
         break;
     case CRL_MSG_SHARED_REQ:
     case CRL_MSG_EXCL_REQ:
@@ -116,6 +117,10 @@ static void crl_handle(const lci_rpacket_t *p)
         break;
     case CRL_MSG_REDUCE_OUT:
         crl_coll_on_reduce_out(&h, data, len);
+        break;
+    case CRL_MSG_BARRIER_ARRIVE:
+    case CRL_MSG_BARRIER_RELEASE:
+        crl_coll_on_barrier(p->src, &h);
         break;
     default:
         crl_fatal("CRL: node %d: unknown message type %u from node %d",
@@ -153,7 +158,9 @@ static lci_upcall_result_t crl_upcall(lci_rpacket_t *p, void *arg)
         return LCI_UPCALL_KEEP;
     }
     crl.busy = 1;
+    crl.in_upcall = 1;
     crl_handle(p);
+    crl.in_upcall = 0;
     crl.busy = 0;
     return LCI_UPCALL_RELEASE;
 }
@@ -166,6 +173,7 @@ void crl_enter(void)
 void crl_leave(void)
 {
     if (crl.busy == 1) {
+        crl_outbox_drain();
         while (crl.dlen > 0) {
             lci_rpacket_t *p = crl.deferred[crl.dhead];
             crl.dhead = (crl.dhead + 1) % crl.dcap;
@@ -181,16 +189,33 @@ void crl_leave(void)
     crl.busy--;
 }
 
-crl_status_t crl_wait_flag(const volatile int *flag, const char *what)
+crl_status_t crl_wait(int (*done)(const void *arg), const void *arg,
+                      const char *what)
 {
-    while (!*flag) {
+    for (;;) {
+        if (crl.outbox_head != NULL) {
+            crl_enter();
+            crl_leave(); /* sends the outbox */
+        }
+        if (done(arg)) {
+            return CRL_OK;
+        }
         int n = lci_poll_wait();
         if (n < 0) {
             return crl_error(CRL_ERR_LCI, "waiting for %s: %s", what,
                              lci_last_error());
         }
     }
-    return CRL_OK;
+}
+
+static int flag_set(const void *arg)
+{
+    return *(const volatile int *)arg != 0;
+}
+
+crl_status_t crl_wait_flag(const volatile int *flag, const char *what)
+{
+    return crl_wait(flag_set, (const void *)flag, what);
 }
 
 /* ---- life cycle ----------------------------------------------------- */

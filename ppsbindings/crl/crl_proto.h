@@ -30,9 +30,12 @@ typedef enum {
     CRL_MSG_INV = 12,
     CRL_MSG_DELETE = 13,
     /* global operations */
-    CRL_MSG_BCAST = 14,     /* rgn_bcast_send fragment, to every node */
-    CRL_MSG_REDUCE_IN = 15, /* a node's value, to node 0 */
-    CRL_MSG_REDUCE_OUT = 16 /* the result, from node 0 to every node */
+    CRL_MSG_BCAST = 14,           /* rgn_bcast_send fragment, to every node */
+    CRL_MSG_REDUCE_IN = 15,       /* a node's value, to node 0 */
+    CRL_MSG_REDUCE_OUT = 16,      /* the result, from node 0 to every node */
+    CRL_MSG_BARRIER_ARRIVE = 17,  /* a node reached rgn_barrier, to node 0 */
+    CRL_MSG_BARRIER_RELEASE = 18, /* all did, from node 0 to every node */
+    CRL_MSG_DELETE_ACK = 19       /* a deleted region's copy is dropped */
 } crl_msg_type_t;
 
 typedef struct {

@@ -126,6 +126,12 @@ rid_t rgn_create(unsigned size)
     return r->rid;
 }
 
+static int deletes_acknowledged(const void *arg)
+{
+    (void)arg;
+    return crl.delete_acks == 0;
+}
+
 crl_status_t rgn_delete(rid_t rid)
 {
     crl_status_t st = crl_check_started("rgn_delete");
@@ -150,11 +156,15 @@ crl_status_t rgn_delete(rid_t rid)
                          (unsigned long long)rid);
     }
     crl_enter();
-    /* Copies elsewhere hold no section (the caller's promise): drop them. */
+    /* Copies elsewhere hold no section (the caller's promise): drop them,
+     * and wait until they are gone, so that after rgn_delete (and a
+     * barrier) no node maps the region any more. */
+    crl.delete_acks = 0;
     for (int n = 0; n < crl.size; n++) {
         if (n != crl.rank &&
             (crl_bit_get(r->dir->sharers, n) || r->dir->owner == n)) {
             crl_send_ctl(n, CRL_MSG_DELETE, rid, 0);
+            crl.delete_acks++;
         }
     }
     r->deleted = 1;
@@ -162,7 +172,7 @@ crl_status_t rgn_delete(rid_t rid)
         region_free(r);
     }
     crl_leave();
-    return CRL_OK;
+    return crl_wait(deletes_acknowledged, NULL, "rgn_delete");
 }
 
 void *rgn_map(rid_t rid)
@@ -257,8 +267,13 @@ void crl_region_on_map_rep(const crl_msg_hdr_t *h)
     }
 }
 
-void crl_region_on_delete(const crl_msg_hdr_t *h)
+void crl_region_on_delete(int src, const crl_msg_hdr_t *h)
 {
+    if (h->type == CRL_MSG_DELETE_ACK) {
+        crl.delete_acks--;
+        return;
+    }
+    crl_send_ctl(src, CRL_MSG_DELETE_ACK, h->rid, 0);
     crl_region_t *r = crl_region_lookup(h->rid);
     if (r == NULL) {
         return;
