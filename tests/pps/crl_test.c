@@ -13,7 +13,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "e2e_runner.h"
+#include "crl_mg_suite.h"
 
 #define COHERENCE e2e_prog_path("tests/pps/crl_coherence")
 #define CRL_API   e2e_prog_path("tests/pps/crl_api")
@@ -134,58 +134,27 @@ static void test_crl_miss_benchmark_reports_both_levels(void)
  * uninitialised memory: the same run gives the same simulated events. */
 static void test_crl_runs_are_deterministic(void)
 {
-    struct e2e_run r;
-    char first[19] = "", second[19] = "";
-    e2e_run(&r, "-n", "5", "--trace-hash", COHERENCE, "-k", "100", NULL);
-    if (e2e_expect_success(&r)) {
-        CU_ASSERT(e2e_trace_hash(&r, first));
-    }
-    e2e_run_free(&r);
-    e2e_run(&r, "-n", "5", "--trace-hash", COHERENCE, "-k", "100", NULL);
-    if (e2e_expect_success(&r)) {
-        CU_ASSERT(e2e_trace_hash(&r, second));
-    }
-    e2e_run_free(&r);
-    CU_ASSERT_STRING_EQUAL(first, second);
+    crl_mg_expect_same_trace("5", COHERENCE, "100");
 }
 
 int main(void)
 {
-    if (e2e_runner_init() != 0) {
-        return 99;
-    }
-    CU_pSuite s;
-    if (CU_initialize_registry() != CUE_SUCCESS ||
-        (s = CU_add_suite("crl", NULL, NULL)) == NULL) {
-        fprintf(stderr, "crl_test: CUnit: %s\n", CU_get_error_msg());
-        return 99;
-    }
-    CU_add_test(s, "crl_is_coherent_on_rxno_mni",
-                test_crl_is_coherent_on_rxno_mni);
-    CU_add_test(s, "crl_is_coherent_on_rxno_mh",
-                test_crl_is_coherent_on_rxno_mh);
-    CU_add_test(s, "crl_is_coherent_on_rxni_mni",
-                test_crl_is_coherent_on_rxni_mni);
-    CU_add_test(s, "crl_is_coherent_on_rxni_mh",
-                test_crl_is_coherent_on_rxni_mh);
-    CU_add_test(s, "crl_is_coherent_on_rxh_mh", test_crl_is_coherent_on_rxh_mh);
-    CU_add_test(s, "crl_is_coherent_on_64_nodes",
-                test_crl_is_coherent_on_64_nodes);
-    CU_add_test(s, "crl_runs_are_deterministic",
-                test_crl_runs_are_deterministic);
-    CU_add_test(s, "crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh",
-                test_crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh);
-    CU_add_test(s, "crl_is_coherent_with_interrupts",
-                test_crl_is_coherent_with_interrupts);
-    CU_add_test(s, "crl_program_rejects_a_bad_option",
-                test_crl_program_rejects_a_bad_option);
-    CU_add_test(s, "crl_miss_benchmark_reports_both_levels",
-                test_crl_miss_benchmark_reports_both_levels);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed =
-        CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    e2e_runner_cleanup();
-    return failed == 0 ? 0 : 1;
+    static const crl_mg_test_t tests[] = {
+        {"crl_is_coherent_on_rxno_mni", test_crl_is_coherent_on_rxno_mni},
+        {"crl_is_coherent_on_rxno_mh", test_crl_is_coherent_on_rxno_mh},
+        {"crl_is_coherent_on_rxni_mni", test_crl_is_coherent_on_rxni_mni},
+        {"crl_is_coherent_on_rxni_mh", test_crl_is_coherent_on_rxni_mh},
+        {"crl_is_coherent_on_rxh_mh", test_crl_is_coherent_on_rxh_mh},
+        {"crl_is_coherent_on_64_nodes", test_crl_is_coherent_on_64_nodes},
+        {"crl_runs_are_deterministic", test_crl_runs_are_deterministic},
+        {"crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh",
+         test_crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh},
+        {"crl_is_coherent_with_interrupts",
+         test_crl_is_coherent_with_interrupts},
+        {"crl_program_rejects_a_bad_option",
+         test_crl_program_rejects_a_bad_option},
+        {"crl_miss_benchmark_reports_both_levels",
+         test_crl_miss_benchmark_reports_both_levels},
+    };
+    return crl_mg_suite_main("crl", tests, sizeof tests / sizeof tests[0]);
 }

@@ -11,7 +11,7 @@
 
 #include <CUnit/Basic.h>
 
-#include "e2e_runner.h"
+#include "crl_mg_suite.h"
 
 #define JOBS   e2e_prog_path("tests/pps/mg_jobs")
 #define PUZZLE e2e_prog_path("ppsbindings/multigame/mg_puzzle")
@@ -107,48 +107,31 @@ static void test_mg_rejects_k_out_of_range(void)
  * uninitialised memory: the same run gives the same simulated events. */
 static void test_mg_runs_are_deterministic(void)
 {
-    struct e2e_run r;
-    char first[19] = "", second[19] = "";
-    e2e_run(&r, "-n", "5", "--trace-hash", JOBS, "-k", "4", NULL);
-    if (e2e_expect_success(&r)) {
-        CU_ASSERT(e2e_trace_hash(&r, first));
-    }
-    e2e_run_free(&r);
-    e2e_run(&r, "-n", "5", "--trace-hash", JOBS, "-k", "4", NULL);
-    if (e2e_expect_success(&r)) {
-        CU_ASSERT(e2e_trace_hash(&r, second));
-    }
-    e2e_run_free(&r);
-    CU_ASSERT_STRING_EQUAL(first, second);
+    crl_mg_expect_same_trace("5", JOBS, "4");
 }
 
 int main(void)
 {
-    if (e2e_runner_init() != 0) {
-        return 99;
-    }
-    CU_pSuite s;
-    if (CU_initialize_registry() != CUE_SUCCESS ||
-        (s = CU_add_suite("multigame", NULL, NULL)) == NULL) {
-        fprintf(stderr, "mg_test: CUnit: %s\n", CU_get_error_msg());
-        return 99;
-    }
-#define ADD(fn) CU_add_test(s, #fn, test_##fn)
-    ADD(mg_jobs_once_and_terminates_on_rxno_mni);
-    ADD(mg_jobs_once_and_terminates_on_rxno_mh);
-    ADD(mg_jobs_once_and_terminates_on_rxni_mni);
-    ADD(mg_jobs_once_and_terminates_on_rxni_mh);
-    ADD(mg_jobs_once_and_terminates_on_rxh_mh);
-    ADD(mg_chains_of_jobs_terminate_only_when_done);
-    ADD(mg_single_node_runs_everything_locally);
-    ADD(mg_puzzle_on_64_nodes_matches_serial_search);
-    ADD(mg_rejects_k_out_of_range);
-    ADD(mg_runs_are_deterministic);
-    CU_basic_set_mode(CU_BRM_VERBOSE);
-    CU_basic_run_tests();
-    unsigned failed =
-        CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-    CU_cleanup_registry();
-    e2e_runner_cleanup();
-    return failed == 0 ? 0 : 1;
+    static const crl_mg_test_t tests[] = {
+        {"mg_jobs_once_and_terminates_on_rxno_mni",
+         test_mg_jobs_once_and_terminates_on_rxno_mni},
+        {"mg_jobs_once_and_terminates_on_rxno_mh",
+         test_mg_jobs_once_and_terminates_on_rxno_mh},
+        {"mg_jobs_once_and_terminates_on_rxni_mni",
+         test_mg_jobs_once_and_terminates_on_rxni_mni},
+        {"mg_jobs_once_and_terminates_on_rxni_mh",
+         test_mg_jobs_once_and_terminates_on_rxni_mh},
+        {"mg_jobs_once_and_terminates_on_rxh_mh",
+         test_mg_jobs_once_and_terminates_on_rxh_mh},
+        {"mg_chains_of_jobs_terminate_only_when_done",
+         test_mg_chains_of_jobs_terminate_only_when_done},
+        {"mg_single_node_runs_everything_locally",
+         test_mg_single_node_runs_everything_locally},
+        {"mg_puzzle_on_64_nodes_matches_serial_search",
+         test_mg_puzzle_on_64_nodes_matches_serial_search},
+        {"mg_rejects_k_out_of_range", test_mg_rejects_k_out_of_range},
+        {"mg_runs_are_deterministic", test_mg_runs_are_deterministic},
+    };
+    return crl_mg_suite_main("multigame", tests,
+                             sizeof tests / sizeof tests[0]);
 }
