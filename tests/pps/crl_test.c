@@ -139,22 +139,18 @@ static void test_crl_runs_are_deterministic(void)
 
 int main(void)
 {
-    static const crl_mg_test_t tests[] = {
-        {"crl_is_coherent_on_rxno_mni", test_crl_is_coherent_on_rxno_mni},
-        {"crl_is_coherent_on_rxno_mh", test_crl_is_coherent_on_rxno_mh},
-        {"crl_is_coherent_on_rxni_mni", test_crl_is_coherent_on_rxni_mni},
-        {"crl_is_coherent_on_rxni_mh", test_crl_is_coherent_on_rxni_mh},
-        {"crl_is_coherent_on_rxh_mh", test_crl_is_coherent_on_rxh_mh},
-        {"crl_is_coherent_on_64_nodes", test_crl_is_coherent_on_64_nodes},
-        {"crl_runs_are_deterministic", test_crl_runs_are_deterministic},
-        {"crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh",
-         test_crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh},
-        {"crl_is_coherent_with_interrupts",
-         test_crl_is_coherent_with_interrupts},
-        {"crl_program_rejects_a_bad_option",
-         test_crl_program_rejects_a_bad_option},
-        {"crl_miss_benchmark_reports_both_levels",
-         test_crl_miss_benchmark_reports_both_levels},
+    static const pps_test_t tests[] = {
+        PPS_TEST(crl_is_coherent_on_rxno_mni),
+        PPS_TEST(crl_is_coherent_on_rxno_mh),
+        PPS_TEST(crl_is_coherent_on_rxni_mni),
+        PPS_TEST(crl_is_coherent_on_rxni_mh),
+        PPS_TEST(crl_is_coherent_on_rxh_mh),
+        PPS_TEST(crl_is_coherent_on_64_nodes),
+        PPS_TEST(crl_runs_are_deterministic),
+        PPS_TEST(crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh),
+        PPS_TEST(crl_is_coherent_with_interrupts),
+        PPS_TEST(crl_program_rejects_a_bad_option),
+        PPS_TEST(crl_miss_benchmark_reports_both_levels),
     };
-    return crl_mg_suite_main("crl", tests, sizeof tests / sizeof tests[0]);
+    return pps_cunit_main("crl", tests, sizeof tests / sizeof tests[0]);
 }

@@ -112,26 +112,17 @@ static void test_mg_runs_are_deterministic(void)
 
 int main(void)
 {
-    static const crl_mg_test_t tests[] = {
-        {"mg_jobs_once_and_terminates_on_rxno_mni",
-         test_mg_jobs_once_and_terminates_on_rxno_mni},
-        {"mg_jobs_once_and_terminates_on_rxno_mh",
-         test_mg_jobs_once_and_terminates_on_rxno_mh},
-        {"mg_jobs_once_and_terminates_on_rxni_mni",
-         test_mg_jobs_once_and_terminates_on_rxni_mni},
-        {"mg_jobs_once_and_terminates_on_rxni_mh",
-         test_mg_jobs_once_and_terminates_on_rxni_mh},
-        {"mg_jobs_once_and_terminates_on_rxh_mh",
-         test_mg_jobs_once_and_terminates_on_rxh_mh},
-        {"mg_chains_of_jobs_terminate_only_when_done",
-         test_mg_chains_of_jobs_terminate_only_when_done},
-        {"mg_single_node_runs_everything_locally",
-         test_mg_single_node_runs_everything_locally},
-        {"mg_puzzle_on_64_nodes_matches_serial_search",
-         test_mg_puzzle_on_64_nodes_matches_serial_search},
-        {"mg_rejects_k_out_of_range", test_mg_rejects_k_out_of_range},
-        {"mg_runs_are_deterministic", test_mg_runs_are_deterministic},
+    static const pps_test_t tests[] = {
+        PPS_TEST(mg_jobs_once_and_terminates_on_rxno_mni),
+        PPS_TEST(mg_jobs_once_and_terminates_on_rxno_mh),
+        PPS_TEST(mg_jobs_once_and_terminates_on_rxni_mni),
+        PPS_TEST(mg_jobs_once_and_terminates_on_rxni_mh),
+        PPS_TEST(mg_jobs_once_and_terminates_on_rxh_mh),
+        PPS_TEST(mg_chains_of_jobs_terminate_only_when_done),
+        PPS_TEST(mg_single_node_runs_everything_locally),
+        PPS_TEST(mg_puzzle_on_64_nodes_matches_serial_search),
+        PPS_TEST(mg_rejects_k_out_of_range),
+        PPS_TEST(mg_runs_are_deterministic),
     };
-    return crl_mg_suite_main("multigame", tests,
-                             sizeof tests / sizeof tests[0]);
+    return pps_cunit_main("multigame", tests, sizeof tests / sizeof tests[0]);
 }
