@@ -123,21 +123,28 @@ static char empty_bcast[1];
 
 /* At a broadcast's first packet: straight into the buffer of the MPI_Bcast
  * this rank waits in, if it is that call's message (the oldest from the
- * root, of the expected length); otherwise into a buffer of ours. */
+ * root, of the expected length).  A message for a call still to come waits
+ * in its packets (PAN_PLACE_LATER) until the call; if it cannot wait
+ * longer, or has the wrong length, it is queued in a buffer of ours and
+ * MPI_Bcast copies it. */
 void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
                       size_t *skip_p, void *arg)
 {
-    (void)head;
     (void)head_len;
     (void)arg;
     mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    int earlier =
+        mpi.bcast_inflight[src] > 0 || mpi.bcast_from[src].head != NULL;
+    int mine = !earlier && w->active && !w->placed && w->root == src;
     *skip_p = 0;
-    if (w->active && !w->placed && w->root == src && len == w->bytes &&
-        mpi.bcast_inflight[src] == 0 && mpi.bcast_from[src].head == NULL) {
+    if (mine && len == w->bytes) {
         w->placed = 1;
         return len > 0 ? w->buf : empty_bcast;
     }
-    mpi.bcast_inflight[src]++;
+    if (!mine && head != NULL) {
+        return PAN_PLACE_LATER;
+    }
+    mpi.bcast_inflight[src]++; /* queued in a buffer of ours */
     char *buf = malloc(len > 0 ? len : 1);
     if (buf == NULL) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory for a broadcast");
@@ -154,7 +161,7 @@ void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg)
         w->done = 1;
         return;
     }
-    mpi.bcast_inflight[src]--;
+    mpi.bcast_inflight[src]--; /* our buffer: the queue takes it */
     mpi_queue_take(&mpi.bcast_from[src], src, 0, (char *)(uintptr_t)data, len);
 }
 

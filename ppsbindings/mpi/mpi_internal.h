@@ -70,7 +70,7 @@ struct mpi_state {
     mpi_queue_t unexpected;
     mpi_placed_list_t *placed; /* by sender */
     mpi_bcast_wait_t bcast_wait;
-    int *bcast_inflight;      /* by root: broadcasts placed in our buffers */
+    int *bcast_inflight;      /* by root: broadcasts Panda keeps, unhandled */
     mpi_queue_t *bcast_from;  /* by root */
     mpi_queue_t *reduce_from; /* by contributing rank */
 };

@@ -100,11 +100,11 @@ int pan_init(int *argc, char ***argv, pan_mode_t mode)
     pan.size = lci_size();
     pan.frag_cap = lci_packet_capacity() - sizeof(pan_wire_hdr_t);
     pan.dq_tail = &pan.dq_head;
-    int r = pan_frag_init();
+    int r = pan_reasm_init();
     if (r != PAN_OK) {
         return r;
     }
-    st = lci_upcall_set(pan_frag_upcall, NULL);
+    st = lci_upcall_set(pan_reasm_upcall, NULL);
     if (st != LCI_OK) {
         return pan_lci_error(st, "pan_init");
     }
@@ -126,7 +126,7 @@ int pan_end(void)
     }
     pan_dispatch_fini();
     pan_obcast_fini();
-    pan_frag_fini();
+    pan_reasm_fini();
     if (pan.mode == PAN_MT) {
         pan_mt_fini();
     }

@@ -86,6 +86,7 @@ int pan_dispatch(void)
     if (pan.in_handler) {
         return 0; /* handlers do not nest */
     }
+    pan_reasm_retry(); /* placements that said "later" may say where now */
     int n = 0;
     pan_delivery_t **pp = &pan.dq_head;
     while (*pp != NULL) {

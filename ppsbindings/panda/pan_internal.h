@@ -50,6 +50,10 @@ typedef struct {
     size_t skip; /* leading bytes a placement does not store */
     int placed;
     char *buf;
+    /* Packets kept in LCI's buffers because a placement said "later":
+     * from the first packet of the message it waits for on. */
+    lci_rpacket_t **held;
+    int nheld, held_cap;
 } pan_reasm_t;
 
 /* Threads waiting for something, first come first woken. */
@@ -105,7 +109,10 @@ struct pan_state {
     int in_handler;
     pan_port_t ports[PAN_NPORTS];
     pan_service_t services[PAN_NSERVICES];
-    pan_reasm_t *uni, *mc; /* by sender */
+    pan_reasm_t *uni, *mc;  /* by sender */
+    int holding;            /* paths with held packets */
+    lci_rpacket_t **unkept; /* taken in inside LCI's upcall, to release */
+    int nunkept, unkept_cap;
     pan_delivery_t *dq_head, **dq_tail;
     uint64_t handled; /* handlers run so far */
     /* RPC */
@@ -128,8 +135,9 @@ struct pan_state {
 
 extern struct pan_state pan;
 
-#define PAN_SEQUENCER 0 /* node whose F&A variable hands out sequence numbers  \
-                         */
+#define PAN_SEQUENCER                                                          \
+    0 /* node whose F&A variable hands out sequence numbers                    \
+       */
 #define PAN_SEQ_VAR 0
 
 /* pan_core.c */
@@ -138,13 +146,16 @@ int pan_error(int status, const char *fmt, ...)
 int pan_lci_error(lci_status_t st, const char *what);
 int pan_check_usable(const char *fn);
 
-/* pan_frag.c: fragmentation and reassembly. */
+/* pan_frag.c: fragmentation. */
 int pan_frag_send(int dest, const pan_wire_hdr_t *hdr, const pan_msg_t *msg);
 int pan_frag_bcast(const pan_wire_hdr_t *hdr, const pan_msg_t *msg);
 char *pan_frag_flatten(const pan_msg_t *msg);
-lci_upcall_result_t pan_frag_upcall(lci_rpacket_t *packet, void *arg);
-int pan_frag_init(void);
-void pan_frag_fini(void);
+
+/* pan_reasm.c: reassembly, placement and held packets. */
+lci_upcall_result_t pan_reasm_upcall(lci_rpacket_t *packet, void *arg);
+int pan_reasm_init(void);
+void pan_reasm_fini(void);
+void pan_reasm_retry(void);
 
 /* pan_dispatch.c: complete messages to their handlers. */
 void pan_complete(const pan_wire_hdr_t *hdr, int src, char *buf);

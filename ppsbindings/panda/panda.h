@@ -130,9 +130,18 @@ int pan_port_set(int port, pan_recv_func_t func, void *arg);
  * *skip_p is 0 unless set, for a header the function has read from head),
  * or NULL to let Panda allocate.  The port's handler then gets that buffer
  * and len - *skip_p as its data; Panda never frees a placed buffer.
- * Messages a node sends to itself are not placed. */
+ * Messages a node sends to itself are not placed.
+ *
+ * Returning PAN_PLACE_LATER keeps the message's packets, and those of later
+ * messages of that sender on the same path, in LCI's receive buffers, and
+ * asks again each time the program polls or waits in Panda.  When more than
+ * PAN_PLACE_HOLD packets wait on a path, Panda asks a last time with head
+ * NULL and head_len 0; then PAN_PLACE_LATER counts as NULL. */
 typedef void *(*pan_place_func_t)(int src, const void *head, size_t head_len,
                                   size_t len, size_t *skip_p, void *arg);
+
+#define PAN_PLACE_LATER ((void *)(uintptr_t)1)
+#define PAN_PLACE_HOLD  256
 
 /* Registers (or with func NULL removes) the placement of a port. */
 int pan_port_place_set(int port, pan_place_func_t func, void *arg);

@@ -103,6 +103,23 @@ static void bcasts(void)
         MPI_NODE_CHECK(d == 0.25 * root, "MPI_Bcast of a double gave %g", d);
     }
     free(buf);
+
+    /* Back-to-back large broadcasts: the next one's packets arrive before
+     * its call and wait for it, or, past Panda's limit, are queued. */
+    enum { BIG = 512 * 1024 / sizeof(int), NBIG = 3 };
+    int *big = malloc(BIG * sizeof(int));
+    for (int k = 0; k < NBIG; k++) {
+        for (int i = 0; i < (int)BIG; i++) {
+            big[i] = rank == 0 ? k * 7 + i : -1;
+        }
+        MPI_Bcast(big, BIG, MPI_INT, 0, MPI_COMM_WORLD);
+        for (int i = 0; i < (int)BIG; i++) {
+            MPI_NODE_CHECK(big[i] == k * 7 + i,
+                           "large MPI_Bcast %d: element %d is %d", k, i,
+                           big[i]);
+        }
+    }
+    free(big);
 }
 
 int main(int argc, char **argv)
