@@ -77,6 +77,8 @@ void lci_host_account(void)
 {
     if (lci_world.live != NULL) {
         lci_live_host_enter(); /* the NIC thread stays out meanwhile */
+        /* Soft timers and command times follow the real clock. */
+        lci_host.hs->clock = lci_live_now();
     }
     host_faults();
     if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED) {

@@ -36,75 +36,15 @@ command -v nft >/dev/null 2>&1 || skip "no nft (Debian: nftables)"
 [ -x "$prog" ] || { echo "$me: $prog not built"; exit 99; }
 
 out=$(mktemp) || exit 99
-cleanup() {
-    for k in $(seq 0 $((nodes - 1))); do
-        ip netns del "$tag-n$k" 2>/dev/null
-    done
-    ip netns del "$tag-sw" 2>/dev/null
-    rm -f "$out"
-}
-trap cleanup EXIT
+. "${top_srcdir:-$(dirname "$0")/..}/tests/live_netns_lib.sh"
+netns_nodes=$nodes netns_tag=$tag
+trap 'netns_cleanup; rm -f "$out"' EXIT
 trap 'exit 1' INT TERM
 
-# ---- the network ------------------------------------------------------
-setup() {
-    ip netns add "$tag-sw" &&
-        ip -n "$tag-sw" link add br0 type bridge &&
-        ip -n "$tag-sw" link set br0 up || return 1
-    for k in $(seq 0 $((nodes - 1))); do
-        ns=$tag-n$k
-        ip netns add "$ns" &&
-            ip link add "$tag-v$k" netns "$ns" type veth peer name "p$k" \
-                netns "$tag-sw" &&
-            ip -n "$ns" link set "$tag-v$k" name eth0 &&
-            ip -n "$ns" addr add "$net.$((k + 1))/24" dev eth0 &&
-            ip -n "$ns" link set eth0 up &&
-            ip -n "$ns" link set lo up &&
-            ip -n "$tag-sw" link set "p$k" master br0 &&
-            ip -n "$tag-sw" link set "p$k" up || return 1
-    done
-}
-
-# lossy DROP_PER_MILLE DAMAGE_PER_MILLE: rules on every node's way in.
-lossy() {
-    for k in $(seq 0 $((nodes - 1))); do
-        ip netns exec "$tag-n$k" nft -f - <<EOF || return 1
-flush ruleset
-table inet lossy {
-    chain in {
-        type filter hook prerouting priority -300;
-        ip saddr $net.0/24 meta l4proto udp numgen random mod 1000 < $1 counter drop
-        ip saddr $net.0/24 meta l4proto udp numgen random mod 1000 < $2 counter udp checksum set 0 @th,160,32 set 0x5a5a5a5a
-    }
-}
-EOF
-    done
-}
-
-# Counters of the rules and the kernel's receive-buffer drops, all nodes.
-kernel_losses() {
-    dropped=0 damaged=0 overflow=0
-    for k in $(seq 0 $((nodes - 1))); do
-        c=$(ip netns exec "$tag-n$k" nft list table inet lossy 2>/dev/null |
-            sed -n 's/.*counter packets \([0-9]*\).*/\1/p' | tr '\n' ' ')
-        set -- $c 0 0
-        dropped=$((dropped + $1))
-        damaged=$((damaged + $2))
-        o=$(ip netns exec "$tag-n$k" awk '/^Udp: [0-9]/ { print $6 }' \
-            /proc/net/snmp)
-        overflow=$((overflow + ${o:-0}))
-    done
-    echo "kernel: $dropped dropped, $damaged damaged, $overflow receive-buffer overflows"
-}
-
-setup || skip "cannot create namespaces and veth pairs here"
-lossy 0 0 || skip "cannot load nftables rules here"
-
-names=$tag-n0 addrs=$net.1
-for k in $(seq 1 $((nodes - 1))); do
-    names=$names,$tag-n$k
-    addrs=$addrs,$net.$((k + 1))
-done
+netns_setup "$tag" "$nodes" "$net" ||
+    skip "cannot create namespaces and veth pairs here"
+netns_lossy 0 0 || skip "cannot load nftables rules here"
+names=$netns_names addrs=$netns_addrs
 
 failed=0
 
@@ -133,18 +73,18 @@ run() {
 }
 
 decomps="rxni-mni rxni-mh rxh-mh"
-lossy 10 5 || exit 1
+netns_lossy 10 5 || exit 1
 for d in $decomps; do
     run "1% loss, 0.5% damage" ok "$d"
 done
 for d in rxno-mni rxno-mh; do
     run "1% loss, 0.5% damage" rxno "$d"
 done
-kernel_losses
+netns_kernel_losses
 
-lossy 0 0 || exit 1
+netns_lossy 0 0 || exit 1
 for d in $decomps; do
     run "4 KiB socket buffers" ok "$d" LCI_UDP_RCVBUF=4096
 done
-kernel_losses
+netns_kernel_losses
 exit $failed

@@ -234,6 +234,13 @@ int lci_live_progress(void)
     L->in_progress = 1;
     lci_sched_check_abort();
     L->now = lci_live_now();
+    /* Real time has passed: the NI processor cannot start any work before
+     * now, so the firmware's clock (and every timer it sets) is current,
+     * whatever time the host stamped on its commands. */
+    lci_ni_t *ni = lci_world_ni(L->rank);
+    if (ni->cpu_free < L->now) {
+        ni->cpu_free = L->now;
+    }
     const lci_fault_window_t *die = &lci_seg()->cfg.fault.die;
     if (die->dur > 0 && die->a == L->rank && L->now >= die->start) {
         /* die=N@T: the node process is killed, as by kill -9. */
