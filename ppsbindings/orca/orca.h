@@ -153,6 +153,13 @@ int orca_op_define(orca_type_t *type, const char *name, orca_access_t access,
                    orca_func_t func, orca_vtype_t result, int nargs,
                    const orca_vtype_t *args);
 
+/* Gives operation op a guard: a function with the operation's parameters
+ * that returns int32_t, nonzero when the operation may run.  An invocation
+ * whose guard is false waits until a write to the object makes it true
+ * (Orca's guarded operations); waiting invocations are tested again after
+ * every write, oldest first.  A guard only reads the state. */
+int orca_op_guard(orca_type_t *type, int op, orca_func_t guard);
+
 /* The number of the operation called name, or ORCA_ERR_UNKNOWN_OP. */
 int orca_op_find(const orca_type_t *type, const char *name);
 

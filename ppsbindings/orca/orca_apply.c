@@ -36,13 +36,13 @@ int orca_signature_check(const orca_type_t *type, int op,
     return ORCA_OK;
 }
 
-int orca_apply(const orca_type_t *type, int op, void *state,
-               const orca_value_t *args, orca_value_t *result_p)
+/* libffi's argument vector for o: pointers to the state pointer and to
+ * each argument (to its data and length for bytes). */
+static void ffi_values(const orca_op_t *o, void *const *state_p,
+                       const orca_value_t *args, void **avalues)
 {
-    const orca_op_t *o = &type->ops[op];
-    void *avalues[1 + 2 * ORCA_MAX_ARGS];
     unsigned n = 0;
-    avalues[n++] = &state;
+    avalues[n++] = (void *)state_p;
     for (int i = 0; i < o->nargs; i++) {
         switch (o->args[i]) {
         case ORCA_INT32:
@@ -60,6 +60,30 @@ int orca_apply(const orca_type_t *type, int op, void *state,
             break;
         }
     }
+}
+
+int orca_guard_holds(const orca_type_t *type, int op, void *state,
+                     const orca_value_t *args)
+{
+    const orca_op_t *o = &type->ops[op];
+    if (o->guard == NULL) {
+        return 1;
+    }
+    void *avalues[1 + 2 * ORCA_MAX_ARGS];
+    ffi_values(o, &state, args, avalues);
+    ffi_arg rv = 0;
+    orca.in_op = 1;
+    ffi_call((ffi_cif *)&o->guard_cif, o->guard, &rv, avalues);
+    orca.in_op = 0;
+    return (int32_t)rv != 0;
+}
+
+int orca_apply(const orca_type_t *type, int op, void *state,
+               const orca_value_t *args, orca_value_t *result_p)
+{
+    const orca_op_t *o = &type->ops[op];
+    void *avalues[1 + 2 * ORCA_MAX_ARGS];
+    ffi_values(o, &state, args, avalues);
     /* libffi widens integer results narrower than a register to ffi_arg. */
     union {
         ffi_arg narrow;

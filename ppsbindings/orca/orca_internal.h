@@ -24,6 +24,8 @@ typedef struct {
     orca_vtype_t args[ORCA_MAX_ARGS];
     ffi_cif cif;
     ffi_type *ffi_args[1 + 2 * ORCA_MAX_ARGS];
+    orca_func_t guard; /* NULL: none */
+    ffi_cif guard_cif; /* the same parameters, an int32 result */
 } orca_op_t;
 
 struct orca_type {
@@ -35,11 +37,25 @@ struct orca_type {
     orca_op_t ops[ORCA_MAX_OPS];
 };
 
+/* An invocation that arrived while its guard was false, kept marshalled
+ * until a write to its object makes the guard true. */
+typedef struct orca_waiting {
+    struct orca_waiting *next;
+    int src;
+    pan_rpc_ticket_t *ticket; /* a single-copy request; NULL: a write */
+    size_t len;
+    char data[]; /* the invocation as it arrived */
+} orca_waiting_t;
+
 struct orca_object {
     uint32_t id;
     int owner; /* a node, or ORCA_REPLICATED */
     orca_type_t *type;
     void *state; /* NULL on nodes that do not hold it */
+    /* guards */
+    orca_waiting_t *waiting, **waiting_tail;
+    int retrying;        /* orca_object_changed is running */
+    pan_cond_t *changed; /* Panda-MT: threads whose guard was false */
 };
 
 /* An invocation of a replicated write waiting for its local application. */
@@ -83,6 +99,15 @@ int orca_signature_check(const orca_type_t *type, int op,
                          const orca_value_t *args, int nargs, const char *fn);
 int orca_apply(const orca_type_t *type, int op, void *state,
                const orca_value_t *args, orca_value_t *result_p);
+int orca_guard_holds(const orca_type_t *type, int op, void *state,
+                     const orca_value_t *args);
+
+/* orca_guard.c: invocations waiting for their guards. */
+int orca_guard_wait(orca_object_t *obj, int op, const orca_value_t *args);
+void orca_guard_defer(orca_object_t *obj, int src, pan_rpc_ticket_t *ticket,
+                      const void *data, size_t len);
+void orca_object_changed(orca_object_t *obj);
+void orca_guard_drop_all(orca_object_t *obj);
 
 /* orca_marshal.c */
 typedef struct {
@@ -105,5 +130,8 @@ int orca_single_remote(orca_object_t *obj, int op, const orca_value_t *args,
                        int nargs, orca_value_t *result_p);
 void orca_single_request(int src, const void *req, size_t len,
                          pan_rpc_ticket_t *ticket, void *arg);
+void orca_single_reply(pan_rpc_ticket_t *ticket, int src, int status,
+                       const orca_value_t *result);
+void orca_replicated_done(uint64_t invocation, const orca_value_t *result);
 
 #endif /* ORCA_INTERNAL_H */

@@ -32,6 +32,8 @@ int orca_init(void)
 
 static void object_destroy(orca_object_t *obj)
 {
+    orca_guard_drop_all(obj);
+    pan_cond_free(obj->changed);
     free(obj->state);
     free(obj);
 }
@@ -105,9 +107,14 @@ int orca_object_create(orca_type_t *type, int owner, orca_object_t **obj_p)
     }
     obj->owner = owner;
     obj->type = type;
+    if (pan_mode() == PAN_MT && pan_cond_create(&obj->changed) != PAN_OK) {
+        free(obj);
+        return orca_error(ORCA_ERR_NOMEM, "orca_object_create: no memory");
+    }
     if (owner == ORCA_REPLICATED || owner == pan_rank()) {
         obj->state = calloc(1, type->state_size);
         if (obj->state == NULL) {
+            pan_cond_free(obj->changed);
             free(obj);
             return orca_error(ORCA_ERR_NOMEM,
                               "orca_object_create: no "
@@ -194,7 +201,15 @@ int orca_invoke(orca_object_t *obj, int op, const orca_value_t *args, int nargs,
         return orca_replicated_write(obj, op, args, nargs, result_p);
     }
     /* Reads of a replica, and everything on the owner, run here. */
-    return orca_apply(obj->type, op, obj->state, args, result_p);
+    r = orca_guard_wait(obj, op, args);
+    if (r != ORCA_OK) {
+        return r;
+    }
+    orca_apply(obj->type, op, obj->state, args, result_p);
+    if (obj->type->ops[op].access == ORCA_WRITE) {
+        orca_object_changed(obj);
+    }
+    return ORCA_OK;
 }
 
 int orca_sync(orca_object_t *obj)

@@ -47,7 +47,7 @@ int orca_replicated_write(orca_object_t *obj, int op, const orca_value_t *args,
     return r;
 }
 
-static void done(uint64_t invocation, const orca_value_t *result)
+void orca_replicated_done(uint64_t invocation, const orca_value_t *result)
 {
     for (orca_pending_t *p = orca.pending; p != NULL; p = p->next) {
         if (p->invocation == invocation) {
@@ -84,9 +84,15 @@ void orca_replicated_arrived(int src, const void *data, size_t len, void *arg)
                        "(types registered differently?): %s",
                        pan_rank(), src, orca_last_error());
         }
+        if (!orca_guard_holds(obj->type, hdr.op, obj->state, args)) {
+            /* Every copy keeps it until a later write lets it run. */
+            orca_guard_defer(obj, src, NULL, data, len);
+            return;
+        }
         orca_apply(obj->type, hdr.op, obj->state, args, &result);
+        orca_object_changed(obj);
     }
     if (src == pan_rank()) {
-        done(hdr.invocation, &result);
+        orca_replicated_done(hdr.invocation, &result);
     }
 }

@@ -44,8 +44,35 @@ int orca_single_remote(orca_object_t *obj, int op, const orca_value_t *args,
     return r;
 }
 
-/* Runs a request; its status, with the result on success. */
-static int execute(int src, const void *req, size_t len, orca_value_t *result_p)
+void orca_single_reply(pan_rpc_ticket_t *ticket, int src, int status,
+                       const orca_value_t *result)
+{
+    orca_wire_result_t res = {.status = status};
+    if (status == ORCA_OK) {
+        res.type = (uint8_t)result->type;
+        orca_value_to_slot(result, &res.value);
+    }
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    int pr = pan_msg_push(&msg, &res, sizeof res);
+    if (status != ORCA_OK && pr == PAN_OK) {
+        const char *why = orca_last_error();
+        pr = pan_msg_push(&msg, why, strlen(why));
+    }
+    if (pr == PAN_OK) {
+        pr = pan_rpc_reply(ticket, &msg);
+    }
+    if (pr != PAN_OK) {
+        orca_fatal("Orca: node %d cannot answer node %d: %s", pan_rank(), src,
+                   pan_last_error());
+    }
+}
+
+/* Runs a request or, if its guard is false, keeps it (*kept_p set); its
+ * status, with the result on success. */
+static int execute(int src, const void *req, size_t len,
+                   pan_rpc_ticket_t *ticket, orca_value_t *result_p,
+                   int *kept_p)
 {
     orca_wire_call_t hdr;
     orca_value_t args[ORCA_MAX_ARGS];
@@ -65,7 +92,16 @@ static int execute(int src, const void *req, size_t len, orca_value_t *result_p)
     if (r != ORCA_OK) {
         return r;
     }
-    return orca_apply(obj->type, hdr.op, obj->state, args, result_p);
+    if (!orca_guard_holds(obj->type, hdr.op, obj->state, args)) {
+        orca_guard_defer(obj, src, ticket, req, len);
+        *kept_p = 1;
+        return ORCA_OK;
+    }
+    orca_apply(obj->type, hdr.op, obj->state, args, result_p);
+    if (obj->type->ops[hdr.op].access == ORCA_WRITE) {
+        orca_object_changed(obj);
+    }
+    return ORCA_OK;
 }
 
 void orca_single_request(int src, const void *req, size_t len,
@@ -73,24 +109,9 @@ void orca_single_request(int src, const void *req, size_t len,
 {
     (void)arg;
     orca_value_t result = {.type = ORCA_VOID};
-    orca_wire_result_t res = {0};
-    res.status = execute(src, req, len, &result);
-    if (res.status == ORCA_OK) {
-        res.type = (uint8_t)result.type;
-        orca_value_to_slot(&result, &res.value);
-    }
-    pan_msg_t msg;
-    pan_msg_init(&msg);
-    int pr = pan_msg_push(&msg, &res, sizeof res);
-    if (res.status != ORCA_OK && pr == PAN_OK) {
-        const char *why = orca_last_error();
-        pr = pan_msg_push(&msg, why, strlen(why));
-    }
-    if (pr == PAN_OK) {
-        pr = pan_rpc_reply(ticket, &msg);
-    }
-    if (pr != PAN_OK) {
-        orca_fatal("Orca: node %d cannot answer node %d: %s", pan_rank(), src,
-                   pan_last_error());
+    int kept = 0;
+    int status = execute(src, req, len, ticket, &result, &kept);
+    if (!kept) {
+        orca_single_reply(ticket, src, status, &result);
     }
 }

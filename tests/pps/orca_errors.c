@@ -100,6 +100,10 @@ static void definition_errors(orca_type_t *ct)
     expect(orca_op_define(ct, "rw", (orca_access_t)7, ORCA_FUNC(counter_value),
                           ORCA_INT64, 0, NULL),
            ORCA_ERR_INVAL, "ORCA_READ or ORCA_WRITE", "a bad access flag");
+    expect(orca_op_guard(ct, COUNTER_ADD, NULL), ORCA_ERR_INVAL, "NULL",
+           "a NULL guard");
+    expect(orca_op_guard(ct, 7, ORCA_FUNC(counter_value)), ORCA_ERR_UNKNOWN_OP,
+           "no operation number 7", "a guard for operation 7");
     expect(orca_op_find(ct, "nope"), ORCA_ERR_UNKNOWN_OP, "no operation nope",
            "finding an unknown operation");
     if (orca_op_find(ct, "value") != COUNTER_VALUE) {

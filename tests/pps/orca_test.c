@@ -1,7 +1,8 @@
 /*
  * orca_test.c - the Orca shared-object layer through lci-run (CUnit):
  * replicated objects under concurrent writes from two threads per node,
- * a single-copy object invoked by RPC from every node, and misuse, on
+ * a single-copy object invoked by RPC from every node, guarded operations
+ * (a bounded queue, a token passed round the nodes), and misuse, on
  * every decomposition and, on the retransmitting ones, over a lossy wire;
  * replicated writes on 64 nodes.
  */
@@ -9,12 +10,13 @@
 
 #define REPLICATED e2e_prog_path("tests/pps/orca_replicated")
 #define SINGLE     e2e_prog_path("tests/pps/orca_single")
+#define GUARDS     e2e_prog_path("tests/pps/orca_guards")
 #define ERRORS     e2e_prog_path("tests/pps/orca_errors")
 
 #define LOSSY "drop=0.02,seed=6"
 
-/* Replicated and single-copy objects on decomposition d, over a lossy
- * wire if lossy. */
+/* Replicated and single-copy objects, and guards, on decomposition d,
+ * over a lossy wire if lossy. */
 static void check_decomp(const char *d, int lossy)
 {
     struct e2e_run r;
@@ -28,6 +30,9 @@ static void check_decomp(const char *d, int lossy)
     e2e_run(&r, "-n", "4", "--decomp", d, opt, val, SINGLE, "--mt", "-t", "2",
             "-k", "5", "--owner", "2", NULL);
     pps_expect_ok(&r);
+    e2e_run(&r, "-n", "4", "--decomp", d, opt, val, GUARDS, "--mt", "-k", "6",
+            NULL);
+    pps_expect_ok(&r);
 }
 
 #define DECOMP_TEST(fn, name, lossy)                                           \
@@ -35,11 +40,11 @@ static void check_decomp(const char *d, int lossy)
     {                                                                          \
         check_decomp(name, lossy);                                             \
     }
-DECOMP_TEST(test_rxno_mni_replicated_and_single_copy, "rxno-mni", 0)
-DECOMP_TEST(test_rxno_mh_replicated_and_single_copy, "rxno-mh", 0)
-DECOMP_TEST(test_rxni_mni_replicated_and_single_copy, "rxni-mni", 0)
-DECOMP_TEST(test_rxni_mh_replicated_and_single_copy, "rxni-mh", 0)
-DECOMP_TEST(test_rxh_mh_replicated_and_single_copy, "rxh-mh", 0)
+DECOMP_TEST(test_rxno_mni_replicated_single_copy_and_guards, "rxno-mni", 0)
+DECOMP_TEST(test_rxno_mh_replicated_single_copy_and_guards, "rxno-mh", 0)
+DECOMP_TEST(test_rxni_mni_replicated_single_copy_and_guards, "rxni-mni", 0)
+DECOMP_TEST(test_rxni_mh_replicated_single_copy_and_guards, "rxni-mh", 0)
+DECOMP_TEST(test_rxh_mh_replicated_single_copy_and_guards, "rxh-mh", 0)
 DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
 DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
 DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
@@ -56,6 +61,13 @@ static void test_single_copy_on_node_0_with_four_threads(void)
     struct e2e_run r;
     e2e_run(&r, "-n", "3", SINGLE, "--mt", "-t", "4", "-k", "4", "--owner", "0",
             NULL);
+    pps_expect_ok(&r);
+}
+
+static void test_guards_64_nodes(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "64", GUARDS, "--mt", "-k", "2", NULL);
     pps_expect_ok(&r);
 }
 
@@ -77,16 +89,17 @@ static void test_replicated_objects_need_panda_mt(void)
 int main(void)
 {
     static const pps_test_t tests[] = {
-        PPS_TEST(rxno_mni_replicated_and_single_copy),
-        PPS_TEST(rxno_mh_replicated_and_single_copy),
-        PPS_TEST(rxni_mni_replicated_and_single_copy),
-        PPS_TEST(rxni_mh_replicated_and_single_copy),
-        PPS_TEST(rxh_mh_replicated_and_single_copy),
+        PPS_TEST(rxno_mni_replicated_single_copy_and_guards),
+        PPS_TEST(rxno_mh_replicated_single_copy_and_guards),
+        PPS_TEST(rxni_mni_replicated_single_copy_and_guards),
+        PPS_TEST(rxni_mh_replicated_single_copy_and_guards),
+        PPS_TEST(rxh_mh_replicated_single_copy_and_guards),
         PPS_TEST(rxni_mni_survives_drops),
         PPS_TEST(rxni_mh_survives_drops),
         PPS_TEST(rxh_mh_survives_drops),
         PPS_TEST(replicated_writes_64_nodes_one_order),
         PPS_TEST(single_copy_on_node_0_with_four_threads),
+        PPS_TEST(guards_64_nodes),
         PPS_TEST(misuse_returns_status_and_message),
         PPS_TEST(replicated_objects_need_panda_mt),
     };
