@@ -1,7 +1,7 @@
 /*
  * crl_mg_suite.h - what the CRL and search-layer test drivers share beyond
- * pps_cunit.h: a determinism check through lci-run --trace-hash.
- * Header-only.
+ * pps_cunit.h: judging a node program's run, and a determinism check
+ * through lci-run --trace-hash.  Header-only.
  */
 #ifndef CRL_MG_SUITE_H
 #define CRL_MG_SUITE_H
@@ -11,6 +11,16 @@
 #include <CUnit/Basic.h>
 
 #include "pps_cunit.h"
+
+/* Asserts that the run exited 0 and its node 0 reported ": OK" (every
+ * node program checks its own results), then frees it. */
+static void crl_mg_expect_ok(struct e2e_run *r)
+{
+    if (e2e_expect_success(r)) {
+        CU_ASSERT(e2e_contains(r->out, ": OK"));
+    }
+    e2e_run_free(r);
+}
 
 /* Runs "lci-run -n N --trace-hash PROG -k K" twice and asserts that both
  * succeed with the same simulated event trace: the layer adds nothing that

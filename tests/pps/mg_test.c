@@ -16,14 +16,6 @@
 #define JOBS   e2e_prog_path("tests/pps/mg_jobs")
 #define PUZZLE e2e_prog_path("ppsbindings/multigame/mg_puzzle")
 
-static void expect_ok(struct e2e_run *r)
-{
-    if (e2e_expect_success(r)) {
-        CU_ASSERT(e2e_contains(r->out, ": OK"));
-    }
-    e2e_run_free(r);
-}
-
 static void check_decomp(const char *d)
 {
     struct e2e_run r;
@@ -31,20 +23,20 @@ static void check_decomp(const char *d)
         return;
     }
     e2e_run(&r, "-n", "2", "--decomp", d, JOBS, "-k", "4", NULL);
-    expect_ok(&r);
+    crl_mg_expect_ok(&r);
     e2e_run(&r, "-n", "7", "--decomp", d, JOBS, "-k", "64", "--runs", "2",
             NULL);
-    expect_ok(&r);
+    crl_mg_expect_ok(&r);
     e2e_run(&r, "-n", "5", "--decomp", d, PUZZLE, "--depth", "12", "-k", "4",
             NULL);
-    expect_ok(&r);
+    crl_mg_expect_ok(&r);
     if (strncmp(d, "rxno", 4) != 0) {
         e2e_run(&r, "-n", "5", "--decomp", d, "--fault", "drop=0.02,seed=6",
                 JOBS, "-k", "4", NULL);
-        expect_ok(&r);
+        crl_mg_expect_ok(&r);
         e2e_run(&r, "-n", "4", "--decomp", d, "--fault", "drop=0.02,seed=7",
                 PUZZLE, "--depth", "10", "-k", "64", NULL);
-        expect_ok(&r);
+        crl_mg_expect_ok(&r);
     }
 }
 
@@ -68,17 +60,17 @@ static void test_mg_chains_of_jobs_terminate_only_when_done(void)
     struct e2e_run r;
     e2e_run(&r, "-n", "7", JOBS, "-k", "1", "--fanout", "1", "--gens", "20",
             "--roots", "2", NULL);
-    expect_ok(&r);
+    crl_mg_expect_ok(&r);
     e2e_run(&r, "-n", "7", JOBS, "-k", "4", "--fanout", "1", "--gens", "20",
             "--roots", "2", NULL);
-    expect_ok(&r);
+    crl_mg_expect_ok(&r);
 }
 
 static void test_mg_single_node_runs_everything_locally(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "1", PUZZLE, "--depth", "8", NULL);
-    expect_ok(&r);
+    crl_mg_expect_ok(&r);
 }
 
 static void test_mg_puzzle_on_64_nodes_matches_serial_search(void)
@@ -110,6 +102,23 @@ static void test_mg_runs_are_deterministic(void)
     crl_mg_expect_same_trace("5", JOBS, "4");
 }
 
+/* Real time and real concurrency: node processes run at once, the NI on
+ * its own thread, packets over UDP with drops. */
+static void test_mg_jobs_once_and_terminate_on_the_live_platform(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "--platform", "live", "-n", "4", JOBS, "-k", "4", "--fanout",
+            "1", "--gens", "30", "--roots", "3", NULL);
+    crl_mg_expect_ok(&r);
+    if (e2e_skip_unless_offered("rxh-mh")) {
+        return;
+    }
+    e2e_run(&r, "--platform", "live", "--wire", "udp", "--nic", "thread", "-n",
+            "4", "--decomp", "rxh-mh", "--fault", "drop=0.02,seed=3", JOBS,
+            "-k", "4", "--fanout", "1", "--gens", "30", "--roots", "3", NULL);
+    crl_mg_expect_ok(&r);
+}
+
 int main(void)
 {
     static const pps_test_t tests[] = {
@@ -123,6 +132,7 @@ int main(void)
         PPS_TEST(mg_puzzle_on_64_nodes_matches_serial_search),
         PPS_TEST(mg_rejects_k_out_of_range),
         PPS_TEST(mg_runs_are_deterministic),
+        PPS_TEST(mg_jobs_once_and_terminate_on_the_live_platform),
     };
     return pps_cunit_main("multigame", tests, sizeof tests / sizeof tests[0]);
 }
