@@ -80,8 +80,8 @@ const char *crl_last_error(void);
 rid_t rgn_create(unsigned size);
 
 /* Deletes a region.  Only its home may delete it, and only while no node
- * has a section open on it; copies cached elsewhere are dropped and later
- * rgn_map calls return NULL (CRL_ERR_NOREGION). */
+ * has a section open on it; returns when the copies cached elsewhere are
+ * dropped.  Later rgn_map calls return NULL (CRL_ERR_NOREGION). */
 crl_status_t rgn_delete(rid_t rid);
 
 /* Maps a region and returns a pointer to this node's copy of its data, or
