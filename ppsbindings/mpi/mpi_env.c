@@ -142,6 +142,8 @@ void mpi_queue_take(mpi_queue_t *q, int src, int tag, char *data, size_t len)
     m->tag = tag;
     m->len = len;
     m->data = data;
+    m->rts = 0;
+    m->rts_id = 0;
     mpi_queue_push(q, m);
 }
 
@@ -216,6 +218,7 @@ int MPI_Init(int *argc, char ***argv)
     }
     if (pan_port_set(MPI_PT2PT_PORT, mpi_p2p_arrived, NULL) != PAN_OK ||
         pan_port_place_set(MPI_PT2PT_PORT, mpi_p2p_place, NULL) != PAN_OK ||
+        pan_port_set(MPI_CTS_PORT, mpi_p2p_cts_arrived, NULL) != PAN_OK ||
         pan_port_set(MPI_BCAST_PORT, mpi_bcast_arrived, NULL) != PAN_OK ||
         pan_port_place_set(MPI_BCAST_PORT, mpi_bcast_place, NULL) != PAN_OK ||
         pan_port_set(MPI_REDUCE_PORT, reduce_arrived, NULL) != PAN_OK) {

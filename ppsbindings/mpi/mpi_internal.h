@@ -5,6 +5,7 @@
 #ifndef MPI_INTERNAL_H
 #define MPI_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mpi.h"
@@ -14,6 +15,28 @@
 #define MPI_PT2PT_PORT  40 /* point-to-point messages, tag in front */
 #define MPI_BCAST_PORT  41 /* MPI_Bcast data, from the root */
 #define MPI_REDUCE_PORT 42 /* MPI_Reduce contributions, to the root */
+#define MPI_CTS_PORT    43 /* clear-to-send: a large message may come */
+
+/* Messages up to this many bytes go at once (eager); larger ones are
+ * announced and sent when the receiver has a buffer for them (rendezvous),
+ * so that they land in place however far the sender runs ahead. */
+#define MPI_EAGER_MAX 16384
+
+/* What a point-to-point message starts with. */
+enum {
+    MPI_WIRE_EAGER = 1,
+    MPI_WIRE_RTS = 2,
+    MPI_WIRE_DATA = 3
+};
+typedef struct {
+    int32_t tag;
+    uint32_t kind; /* MPI_WIRE_* */
+    uint64_t id;   /* RTS: the send request; DATA: the receive request */
+    uint64_t len;  /* RTS: the length of the data to come */
+} mpi_wire_hdr_t;
+
+/* An eager message carries only tag and kind. */
+#define MPI_WIRE_EAGER_HDR offsetof(mpi_wire_hdr_t, id)
 
 /* A message that arrived before its receive was posted, or collective
  * data waiting for its call. */
@@ -21,8 +44,10 @@ typedef struct mpi_msg {
     struct mpi_msg *next;
     int src;
     int tag;
-    size_t len;
+    size_t len; /* of data; for an announcement, of the data to come */
     char *data;
+    int rts;         /* an announcement of a large message (no data) */
+    uint64_t rts_id; /* the sender's request */
 } mpi_msg_t;
 
 /* First in, first out. */
@@ -37,6 +62,9 @@ typedef struct mpi_placed {
     struct lci_mpi_request *req; /* the receive it matched, or NULL */
     char *buf;                   /* req's buffer, or one of our own */
     int tag;
+    uint32_t kind;   /* MPI_WIRE_* */
+    uint64_t rts_id; /* an announcement's send request */
+    size_t rts_len;  /* and its length */
 } mpi_placed_t;
 
 typedef struct {
@@ -60,6 +88,10 @@ struct lci_mpi_request {
     size_t cap;
     int source, tag;
     MPI_Status status;
+    /* a large send waiting for its clear-to-send */
+    const void *sbuf;
+    size_t sbytes;
+    int dest;
 };
 
 struct mpi_state {
@@ -70,7 +102,7 @@ struct mpi_state {
     mpi_queue_t unexpected;
     mpi_placed_list_t *placed; /* by sender */
     mpi_bcast_wait_t bcast_wait;
-    int *bcast_inflight;      /* by root: broadcasts Panda keeps, unhandled */
+    int *bcast_inflight;      /* by root: broadcasts queued in our buffers */
     mpi_queue_t *bcast_from;  /* by root */
     mpi_queue_t *reduce_from; /* by contributing rank */
 };
@@ -108,6 +140,7 @@ int mpi_queue_wait(const char *fn, mpi_queue_t *q, mpi_msg_t **m_p);
 void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg);
 void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
                     size_t *skip_p, void *arg);
+void mpi_p2p_cts_arrived(int src, const void *data, size_t len, void *arg);
 
 /* mpi_coll.c */
 void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg);

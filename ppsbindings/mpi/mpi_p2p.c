@@ -1,11 +1,15 @@
 /*
  * mpi_p2p.c - point-to-point messages.
  *
- * A message is one Panda one-way message: the tag, then the data, sent
- * eagerly.  At the receiver it matches the oldest posted receive whose
- * source and tag fit, or waits in the unexpected queue, which receives
- * search oldest first.  Panda keeps each sender's messages in order, so
- * messages of one (source, tag) are received in the order sent.
+ * A message is one Panda one-way message starting with mpi_wire_hdr_t.
+ * Up to MPI_EAGER_MAX bytes the data follows at once (eager).  A larger
+ * message is announced (RTS); when the announcement meets its receive, the
+ * receiver answers clear-to-send with the receive's id and the sender sends
+ * the data (DATA), which lands in the receive's buffer.  At the receiver a
+ * message or announcement matches the oldest posted receive whose source
+ * and tag fit, or waits in the unexpected queue, which receives search
+ * oldest first.  Panda keeps each sender's messages in order, so messages
+ * of one (source, tag) are received in the order sent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +48,8 @@ static int claimed_earlier(const struct lci_mpi_request *req, int src)
 {
     for (const mpi_placed_t *pl = mpi.placed[src].head; pl != NULL;
          pl = pl->next) {
-        if (pl->req == NULL && matches(req->source, req->tag, src, pl->tag)) {
+        if (pl->req == NULL && pl->kind != MPI_WIRE_DATA &&
+            matches(req->source, req->tag, src, pl->tag)) {
             return 1;
         }
     }
@@ -73,6 +78,24 @@ static struct lci_mpi_request *posted_take(int src, int tag, int placing)
     return NULL;
 }
 
+/* An announced large message met its receive: the receive's status is
+ * known now, and the sender may send the data. */
+static void rts_matched(struct lci_mpi_request *req, int src, int tag,
+                        size_t len, uint64_t send_id)
+{
+    req->status.MPI_SOURCE = src;
+    req->status.MPI_TAG = tag;
+    req->status.MPI_ERROR = len > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    req->status.lci_bytes = len > req->cap ? req->cap : len;
+    uint64_t ids[2] = {send_id, (uint64_t)(uintptr_t)req};
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    pan_msg_push(&msg, ids, sizeof ids);
+    if (pan_send(src, MPI_CTS_PORT, &msg) != PAN_OK) {
+        lci_abort(MPI_ERR_INTERN, pan_last_error());
+    }
+}
+
 /* A message with nowhere to go yet: to a posted receive, or queued (the
  * queue takes buf). */
 static void arrived_unmatched(int src, int tag, char *buf, size_t len)
@@ -86,28 +109,61 @@ static void arrived_unmatched(int src, int tag, char *buf, size_t len)
     free(buf);
 }
 
+/* An announcement with no receive yet: to a posted one, or queued. */
+static void rts_unmatched(int src, int tag, size_t len, uint64_t send_id)
+{
+    struct lci_mpi_request *req = posted_take(src, tag, 0);
+    if (req != NULL) {
+        rts_matched(req, src, tag, len, send_id);
+        return;
+    }
+    mpi_msg_t *m = malloc(sizeof *m);
+    if (m == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory to queue a message");
+    }
+    *m = (mpi_msg_t){
+        .src = src, .tag = tag, .len = len, .rts = 1, .rts_id = send_id};
+    mpi_queue_push(&mpi.unexpected, m);
+}
+
 static char empty_message[1]; /* where an empty message is "placed" */
 
-/* Called at a message's first packet: a receive posted for it gets the data
- * straight into its buffer (one copy). */
+/* Called at a message's first packet (inside LCI's upcall: no sending
+ * here).  A receive posted for it gets the data straight into its buffer
+ * (one copy); large data goes to the receive that asked for it. */
 void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
                     size_t *skip_p, void *arg)
 {
     (void)arg;
-    int32_t tag;
-    if (head_len < sizeof tag || len < sizeof tag) {
-        lci_abort(MPI_ERR_INTERN, "MPI: a message without its tag arrived");
+    mpi_wire_hdr_t hdr = {0};
+    size_t hlen = MPI_WIRE_EAGER_HDR;
+    if (head != NULL && head_len >= hlen && len >= hlen) {
+        memcpy(&hdr, head, hlen);
+        if (hdr.kind != MPI_WIRE_EAGER) {
+            hlen = sizeof hdr;
+        }
     }
-    memcpy(&tag, head, sizeof tag);
-    size_t body = len - sizeof tag;
-    mpi_placed_list_t *list = &mpi.placed[src];
+    if (head == NULL || head_len < hlen || len < hlen) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a message without its header");
+    }
+    memcpy(&hdr, head, hlen);
+    size_t body = len - hlen;
     mpi_placed_t *pl = calloc(1, sizeof *pl);
     if (pl == NULL) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory for an arriving message");
     }
-    pl->tag = tag;
-    pl->req = posted_take(src, tag, 1);
-    if (pl->req != NULL && body <= pl->req->cap) {
+    pl->tag = hdr.tag;
+    pl->kind = hdr.kind;
+    if (hdr.kind == MPI_WIRE_DATA) {
+        pl->req = (struct lci_mpi_request *)(uintptr_t)hdr.id;
+    } else {
+        pl->req = posted_take(src, hdr.tag, 1);
+    }
+    if (hdr.kind == MPI_WIRE_RTS) {
+        pl->rts_id = hdr.id;
+        pl->rts_len = (size_t)hdr.len;
+        pl->buf = empty_message;
+    } else if (pl->req != NULL && body <= pl->req->cap) {
         pl->buf = body > 0 ? pl->req->buf : empty_message;
     } else {
         pl->buf = malloc(body > 0 ? body : 1); /* unexpected, or too long */
@@ -115,32 +171,39 @@ void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
             lci_abort(MPI_ERR_INTERN, "MPI: no memory for a message");
         }
     }
+    mpi_placed_list_t *list = &mpi.placed[src];
     pl->next = NULL;
     *list->tail = pl;
     list->tail = &pl->next;
-    *skip_p = sizeof tag;
+    *skip_p = hlen;
     return pl->buf;
+}
+
+/* The handler of a message from this rank itself: not placed, header in
+ * front, always eager. */
+static void arrived_from_self(const void *data, size_t len)
+{
+    mpi_wire_hdr_t hdr = {0};
+    if (len < MPI_WIRE_EAGER_HDR) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a message without its header");
+    }
+    memcpy(&hdr, data, MPI_WIRE_EAGER_HDR);
+    len -= MPI_WIRE_EAGER_HDR;
+    char *copy = malloc(len > 0 ? len : 1);
+    if (copy == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory for a message");
+    }
+    if (len > 0) {
+        lci_copy(copy, (const char *)data + MPI_WIRE_EAGER_HDR, len);
+    }
+    arrived_unmatched(mpi.rank, hdr.tag, copy, len);
 }
 
 void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
 {
     (void)arg;
     if (src == mpi.rank) {
-        /* Not placed: Panda's copy, with the tag in front. */
-        int32_t tag;
-        if (len < sizeof tag) {
-            lci_abort(MPI_ERR_INTERN, "MPI: a message without its tag");
-        }
-        memcpy(&tag, data, sizeof tag);
-        len -= sizeof tag;
-        char *copy = len > 0 ? malloc(len) : NULL;
-        if (copy == NULL && len > 0) {
-            lci_abort(MPI_ERR_INTERN, "MPI: no memory for a message");
-        }
-        if (len > 0) {
-            lci_copy(copy, (const char *)data + sizeof tag, len);
-        }
-        arrived_unmatched(src, tag, copy, len);
+        arrived_from_self(data, len);
         return;
     }
     mpi_placed_list_t *list = &mpi.placed[src];
@@ -153,7 +216,25 @@ void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
         list->tail = &list->head;
     }
     struct lci_mpi_request *req = pl->req;
-    if (req != NULL && (pl->buf == req->buf || pl->buf == empty_message)) {
+    int in_place =
+        pl->buf == empty_message || (req != NULL && pl->buf == req->buf);
+    if (pl->kind == MPI_WIRE_RTS) {
+        if (req != NULL) {
+            rts_matched(req, src, pl->tag, pl->rts_len, pl->rts_id);
+        } else {
+            rts_unmatched(src, pl->tag, pl->rts_len, pl->rts_id);
+        }
+    } else if (pl->kind == MPI_WIRE_DATA) {
+        /* The status was set when the announcement met the receive. */
+        if (!in_place) {
+            size_t n = len < req->cap ? len : req->cap;
+            if (n > 0) {
+                lci_copy(req->buf, pl->buf, n);
+            }
+            free(pl->buf);
+        }
+        req->done = 1;
+    } else if (req != NULL && in_place) {
         req->status.MPI_ERROR = MPI_SUCCESS;
         req->status.MPI_SOURCE = src;
         req->status.MPI_TAG = pl->tag;
@@ -164,12 +245,30 @@ void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
         deliver(req, src, pl->tag, pl->buf, len);
         free(pl->buf);
     } else {
-        arrived_unmatched(src, pl->tag, len > 0 ? pl->buf : NULL, len);
-        if (len == 0) {
-            free(pl->buf);
-        }
+        arrived_unmatched(src, pl->tag, pl->buf, len);
     }
     free(pl);
+}
+
+void mpi_p2p_cts_arrived(int src, const void *data, size_t len, void *arg)
+{
+    (void)src;
+    (void)arg;
+    uint64_t ids[2];
+    if (len != sizeof ids) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a malformed clear-to-send");
+    }
+    memcpy(ids, data, sizeof ids);
+    struct lci_mpi_request *req = (struct lci_mpi_request *)(uintptr_t)ids[0];
+    mpi_wire_hdr_t hdr = {.tag = req->tag, .kind = MPI_WIRE_DATA, .id = ids[1]};
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    pan_msg_push(&msg, &hdr, sizeof hdr);
+    pan_msg_push(&msg, req->sbuf, req->sbytes);
+    if (pan_send(req->dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
+        lci_abort(MPI_ERR_INTERN, pan_last_error());
+    }
+    req->done = 1;
 }
 
 static struct lci_mpi_request *request_new(void)
@@ -181,11 +280,15 @@ static struct lci_mpi_request *request_new(void)
     return req;
 }
 
-/* The checks MPI_Send and MPI_Isend share. */
-static int send_now(const char *fn, const void *buf, int count,
-                    MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+/* What MPI_Send and MPI_Isend share: checks, then an eager message, or the
+ * announcement of a large one, whose request (*req_p, else NULL)
+ * completes when the data has gone. */
+static int send_start(const char *fn, const void *buf, int count,
+                      MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                      struct lci_mpi_request **req_p)
 {
     size_t bytes;
+    *req_p = NULL;
     int r = mpi_check(fn, comm);
     if (r == MPI_SUCCESS) {
         r = mpi_check_buffer(fn, buf, count, datatype, &bytes);
@@ -203,12 +306,29 @@ static int send_now(const char *fn, const void *buf, int count,
     if (tag < 0) {
         return mpi_error(MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
     }
-    int32_t t = tag;
+    mpi_wire_hdr_t hdr = {.tag = tag, .kind = MPI_WIRE_EAGER};
     pan_msg_t msg;
     pan_msg_init(&msg);
-    pan_msg_push(&msg, &t, sizeof t);
-    pan_msg_push(&msg, buf, bytes);
+    if (bytes > MPI_EAGER_MAX && dest != mpi.rank) {
+        struct lci_mpi_request *req = request_new();
+        req->tag = tag;
+        req->sbuf = buf;
+        req->sbytes = bytes;
+        req->dest = dest;
+        req->status.MPI_SOURCE = mpi.rank;
+        req->status.MPI_TAG = tag;
+        hdr.kind = MPI_WIRE_RTS;
+        hdr.id = (uint64_t)(uintptr_t)req;
+        hdr.len = bytes;
+        *req_p = req;
+        pan_msg_push(&msg, &hdr, sizeof hdr);
+    } else {
+        pan_msg_push(&msg, &hdr, MPI_WIRE_EAGER_HDR);
+        pan_msg_push(&msg, buf, bytes);
+    }
     if (pan_send(dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
+        free(*req_p);
+        *req_p = NULL;
         return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());
     }
     return MPI_SUCCESS;
@@ -217,7 +337,13 @@ static int send_now(const char *fn, const void *buf, int count,
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
              int tag, MPI_Comm comm)
 {
-    return send_now("MPI_Send", buf, count, datatype, dest, tag, comm);
+    struct lci_mpi_request *req;
+    int r = send_start("MPI_Send", buf, count, datatype, dest, tag, comm, &req);
+    if (r != MPI_SUCCESS || req == NULL) {
+        return r;
+    }
+    MPI_Request handle = req;
+    return MPI_Wait(&handle, MPI_STATUS_IGNORE);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -226,15 +352,19 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
     if (request == NULL) {
         return mpi_error(MPI_ERR_REQUEST, "MPI_Isend: NULL request");
     }
-    int r = send_now("MPI_Isend", buf, count, datatype, dest, tag, comm);
+    struct lci_mpi_request *req;
+    int r =
+        send_start("MPI_Isend", buf, count, datatype, dest, tag, comm, &req);
     if (r != MPI_SUCCESS) {
         return r;
     }
-    /* Eager: the data is on its way already. */
-    struct lci_mpi_request *req = request_new();
-    req->done = 1;
-    req->status.MPI_SOURCE = mpi.rank;
-    req->status.MPI_TAG = tag;
+    if (req == NULL) {
+        /* Eager: the data is on its way already. */
+        req = request_new();
+        req->done = 1;
+        req->status.MPI_SOURCE = mpi.rank;
+        req->status.MPI_TAG = tag;
+    }
     *request = req;
     return MPI_SUCCESS;
 }
@@ -287,20 +417,25 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
             if (mpi.unexpected.tail == &m->next) {
                 mpi.unexpected.tail = pp;
             }
-            deliver(req, m->src, m->tag, m->data, m->len);
+            if (m->rts) {
+                rts_matched(req, m->src, m->tag, m->len, m->rts_id);
+            } else {
+                deliver(req, m->src, m->tag, m->data, m->len);
+            }
             free(m->data);
             free(m);
             return MPI_SUCCESS;
         }
     }
     /* A message on its way that no receive took yet is older than any to
-     * come: it gets this receive (its data is copied in at the end). */
+     * come: it gets this receive (eager data is copied in at the end). */
     int lo = source == MPI_ANY_SOURCE ? 0 : source;
     int hi = source == MPI_ANY_SOURCE ? mpi.size - 1 : source;
     for (int src = lo; src <= hi; src++) {
         for (mpi_placed_t *pl = mpi.placed[src].head; pl != NULL;
              pl = pl->next) {
-            if (pl->req == NULL && matches(source, tag, src, pl->tag)) {
+            if (pl->req == NULL && pl->kind != MPI_WIRE_DATA &&
+                matches(source, tag, src, pl->tag)) {
                 pl->req = req;
                 return MPI_SUCCESS;
             }

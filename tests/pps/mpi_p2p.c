@@ -8,8 +8,10 @@
  *    name, then everything else with MPI_ANY_SOURCE and MPI_ANY_TAG, and
  *    checks that each (source, tag) arrives in the order sent.
  * 2. A ring of nonblocking receives (one by name, one with a wildcard)
- *    posted before the 100 KB sends, completed with MPI_Waitall, and one
- *    completed by polling with MPI_Test.
+ *    posted before the 100 KB sends (announced, then sent when the
+ *    receiver is ready), completed with MPI_Waitall, and one completed by
+ *    polling with MPI_Test; then large messages sent before their receives
+ *    are posted, and received out of order by tag.
  * 3. With MPI_ERRORS_RETURN, misuse gives the documented error codes.
  */
 #include <string.h>
@@ -74,6 +76,7 @@ static void ring(int rank, int size)
     };
     int left = (rank + size - 1) % size, right = (rank + 1) % size;
     double *out = malloc(N * sizeof(double));
+    double *out8 = malloc(N * sizeof(double)); /* out is in use until then */
     double *in_named = malloc(N * sizeof(double));
     double *in_any = malloc(N * sizeof(double));
     MPI_Request req[4];
@@ -84,8 +87,8 @@ static void ring(int rank, int size)
     fill(out, N, rank, 7);
     MPI_Isend(out, N, MPI_DOUBLE, right, 7, MPI_COMM_WORLD, &req[2]);
     MPI_Barrier(MPI_COMM_WORLD); /* the receives wait before data comes */
-    fill(out, N, rank, 8);
-    MPI_Isend(out, N, MPI_DOUBLE, left, 8, MPI_COMM_WORLD, &req[3]);
+    fill(out8, N, rank, 8);
+    MPI_Isend(out8, N, MPI_DOUBLE, left, 8, MPI_COMM_WORLD, &req[3]);
     MPI_Waitall(4, req, st);
     MPI_NODE_CHECK(st[1].MPI_SOURCE == right,
                    "wildcard receive from %d, "
@@ -113,7 +116,36 @@ static void ring(int rank, int size)
     MPI_NODE_CHECK(token == left * 11, "MPI_Test: token %d, expected %d", token,
                    left * 11);
     MPI_NODE_CHECK(r == MPI_REQUEST_NULL, "MPI_Test left its request");
+
+    /* Large messages announced before their receives exist, received in
+     * the other order by tag: rank 0 to rank 1. */
+    MPI_Request big[2];
+    if (rank == 0 && size > 1) {
+        fill(out, N, 0, 10);
+        fill(out8, N, 0, 11);
+        MPI_Isend(out, N, MPI_DOUBLE, 1, 10, MPI_COMM_WORLD, &big[0]);
+        MPI_Isend(out8, N, MPI_DOUBLE, 1, 11, MPI_COMM_WORLD, &big[1]);
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* the announcements are there first */
+    if (rank == 0 && size > 1) {
+        MPI_Waitall(2, big, MPI_STATUSES_IGNORE);
+    } else if (rank == 1) {
+        MPI_Status s11;
+        MPI_Recv(in_any, N, MPI_DOUBLE, 0, 11, MPI_COMM_WORLD, &s11);
+        MPI_Recv(in_named, N, MPI_DOUBLE, MPI_ANY_SOURCE, 10, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        int count;
+        MPI_Get_count(&s11, MPI_DOUBLE, &count);
+        MPI_NODE_CHECK(count == N, "large message of %d doubles", count);
+        fill(out, N, 0, 10);
+        MPI_NODE_CHECK(memcmp(out, in_named, N * sizeof(double)) == 0,
+                       "large message, tag 10, differs");
+        fill(out, N, 0, 11);
+        MPI_NODE_CHECK(memcmp(out, in_any, N * sizeof(double)) == 0,
+                       "large message, tag 11, differs");
+    }
     free(out);
+    free(out8);
     free(in_named);
     free(in_any);
 }
@@ -146,6 +178,27 @@ static void misuse(int rank, int size)
     int r = MPI_Recv(v, 4, MPI_INT, rank, 3, MPI_COMM_WORLD, &st);
     MPI_NODE_CHECK(r == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE,
                    "a long message into a short buffer gave %d", r);
+    /* The same for a large message, which waits for its receive. */
+    if (size > 1 && rank < 2) {
+        enum {
+            LONG_N = 50000
+        };
+        double *d = calloc(LONG_N, sizeof(double));
+        if (rank == 0) {
+            MPI_NODE_CHECK(MPI_Send(d, LONG_N, MPI_DOUBLE, 1, 4,
+                                    MPI_COMM_WORLD) == MPI_SUCCESS,
+                           "a large send failed");
+        } else {
+            int lr = MPI_Recv(d, 100, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD, &st);
+            int count;
+            MPI_Get_count(&st, MPI_DOUBLE, &count);
+            MPI_NODE_CHECK(lr == MPI_ERR_TRUNCATE && count == 100,
+                           "a large message into a short buffer gave %d, %d "
+                           "elements",
+                           lr, count);
+        }
+        free(d);
+    }
     char text[MPI_MAX_ERROR_STRING];
     int len;
     MPI_Error_string(r, text, &len);
