@@ -1,15 +1,15 @@
 /*
  * pps_orca_lci.c - the LCI operations that Orca's two Table 5 operations
  * come down to, timed with plain LCI and the same method as pps_orca_perf:
- *   rpc-lat      rank 0 sends a --size byte message to rank 1, which
+ *   lat          rank 0 sends a --size byte message to rank 1, which
  *                answers with a 16-byte message (an Orca reply's size);
  *                half the round trip;
- *   rpc-tput     the same with --tput-size bytes, one request after the
+ *   tput         the same with --tput-size bytes, one request after the
  *                other; bytes / time;
- *   fa-bcast-lat rank 0 takes a number with lci_fetch_add on node 0 (the
+ *   bcast-lat    rank 0 takes a number with lci_fetch_add on node 0 (the
  *                sequencer of totally-ordered broadcast), then broadcasts
  *                an empty message; latest arrival - start;
- *   fa-bcast-tput rank 0 repeats fetch-and-add + broadcast of --tput-size
+ *   bcast-tput   rank 0 repeats fetch-and-add + broadcast of --tput-size
  *                bytes; every receiver acknowledges the last; bytes /
  *                (first .. last acknowledgement).
  * Receivers copy messages out of the packets (lci_copy, charged), as Panda
@@ -26,7 +26,15 @@
 
 #include "bench_common.h"
 #include "bench_msg.h"
-#include "pps_orca_bench.h"
+#include "pps_perf.h"
+
+static pps_perf_opts_t o = PPS_PERF_DEFAULTS;
+
+/* Timed repetitions: --iters, or def. */
+static long iters_or(long def)
+{
+    return o.iters > 0 ? o.iters : def;
+}
 
 enum {
     K_DATA = 1,
@@ -99,19 +107,19 @@ static double requests(long warmup, long iters, size_t size)
 
 static void rpc_latency(void)
 {
-    long iters = pps_orca_iters(1000);
+    long iters = iters_or(1000);
     double secs = requests(o.warmup, iters, (size_t)o.size);
-    pps_orca_report("pps_orca_lci", "lat", secs * 1e6 / (double)iters / 2.0,
+    pps_perf_report(&o, "pps_orca_lci", "lat", secs * 1e6 / (double)iters / 2.0,
                     (size_t)o.size, -1);
 }
 
 static void rpc_throughput(void)
 {
     size_t size = (size_t)o.tput_size;
-    long iters = pps_orca_iters((long)(2 * 1048576 / size) + 1);
+    long iters = iters_or((long)(2 * 1048576 / size) + 1);
     double secs = requests(o.warmup, iters, size);
-    pps_orca_report("pps_orca_lci", "tput", secs * 1e6 / (double)iters, size,
-                    (double)iters * (double)size / secs / 1e6);
+    pps_perf_report(&o, "pps_orca_lci", "tput", secs * 1e6 / (double)iters,
+                    size, (double)iters * (double)size / secs / 1e6);
 }
 
 static void fa_bcast(size_t size)
@@ -123,7 +131,7 @@ static void fa_bcast(size_t size)
 
 static void fa_bcast_latency(void)
 {
-    long iters = pps_orca_iters(50);
+    long iters = iters_or(50);
     int me = lci_rank(), n = lci_size();
     double sum = 0;
     got_data = 0;
@@ -143,14 +151,14 @@ static void fa_bcast_latency(void)
             bench_msg_send(0, K_ACK, &last_arrival, sizeof last_arrival);
         }
     }
-    pps_orca_report("pps_orca_lci", "bcast_lat", sum * 1e6 / (double)iters, 0,
-                    -1);
+    pps_perf_report(&o, "pps_orca_lci", "bcast_lat", sum * 1e6 / (double)iters,
+                    0, -1);
 }
 
 static void fa_bcast_throughput(void)
 {
     size_t size = (size_t)o.tput_size;
-    long iters = pps_orca_iters((long)(1048576 / size) + 1);
+    long iters = iters_or((long)(1048576 / size) + 1);
     int me = lci_rank(), n = lci_size();
     got_data = got_ack = 0;
     if (me == 0) {
@@ -164,7 +172,7 @@ static void fa_bcast_throughput(void)
         }
         wait_for(&got_ack, 2 * ((uint64_t)n - 1));
         double secs = lci_wtime() - t0;
-        pps_orca_report("pps_orca_lci", "bcast_tput",
+        pps_perf_report(&o, "pps_orca_lci", "bcast_tput",
                         secs * 1e6 / (double)iters, size,
                         (double)iters * (double)size / secs / 1e6);
     } else {
@@ -184,9 +192,7 @@ int main(int argc, char **argv)
         "lci-run -n 64 --decomp rxno-mni --profile myrinet-1999 --compute "
         "zero ./bench/pps_orca_lci [options]",
         "p2p tests use ranks 0 and 1; broadcast tests every rank."};
-    static const char *const names[4] = {"rpc-lat", "rpc-tput", "fa-bcast-lat",
-                                         "fa-bcast-tput"};
-    pps_orca_parse(&info, names, NULL, argc, argv);
+    pps_perf_parse(&info, &o, NULL, argc, argv);
     bench_init(info.prog, &argc, &argv);
     if ((o.lat || o.tput) && lci_size() < 2) {
         bench_fail("the p2p tests need at least 2 nodes");

@@ -34,7 +34,15 @@
 #include "bench_common.h"
 #include "orca.h"
 #include "panda.h"
-#include "pps_orca_bench.h"
+#include "pps_perf.h"
+
+static pps_perf_opts_t o = PPS_PERF_DEFAULTS;
+
+/* Timed repetitions: --iters, or def. */
+static long iters_or(long def)
+{
+    return o.iters > 0 ? o.iters : def;
+}
 
 enum {
     PORT_ACK = 1,
@@ -231,7 +239,7 @@ static void replicated_write(const char *buf, size_t len)
 
 static void latency(const char *buf)
 {
-    long iters = pps_orca_iters(1000);
+    long iters = iters_or(1000);
     if (pan_rank() != 0) {
         return; /* rank 1 serves from its handlers */
     }
@@ -242,7 +250,7 @@ static void latency(const char *buf)
         }
         remote_put(buf, (size_t)o.size);
     }
-    pps_orca_report(bench_name(), "lat",
+    pps_perf_report(&o, bench_name(), "lat",
                     (lci_wtime() - t0) * 1e6 / (double)iters / 2.0,
                     (size_t)o.size, -1);
 }
@@ -250,7 +258,7 @@ static void latency(const char *buf)
 static void throughput(const char *buf)
 {
     size_t size = (size_t)o.tput_size;
-    long iters = pps_orca_iters((long)(2 * 1048576 / size) + 1);
+    long iters = iters_or((long)(2 * 1048576 / size) + 1);
     if (pan_rank() != 0) {
         return;
     }
@@ -262,13 +270,13 @@ static void throughput(const char *buf)
         remote_put(buf, size);
     }
     double secs = lci_wtime() - t0;
-    pps_orca_report(bench_name(), "tput", secs * 1e6 / (double)iters, size,
+    pps_perf_report(&o, bench_name(), "tput", secs * 1e6 / (double)iters, size,
                     (double)iters * (double)size / secs / 1e6);
 }
 
 static void bcast_latency(void)
 {
-    long iters = pps_orca_iters(50);
+    long iters = iters_or(50);
     int me = pan_rank(), n = pan_size();
     double sum = 0;
     applied = 0;
@@ -288,14 +296,14 @@ static void bcast_latency(void)
             ack(&last_applied, sizeof last_applied);
         }
     }
-    pps_orca_report(bench_name(), "bcast_lat", sum * 1e6 / (double)iters, 0,
+    pps_perf_report(&o, bench_name(), "bcast_lat", sum * 1e6 / (double)iters, 0,
                     -1);
 }
 
 static void bcast_throughput(const char *buf)
 {
     size_t size = (size_t)o.tput_size;
-    long iters = pps_orca_iters((long)(1048576 / size) + 1);
+    long iters = iters_or((long)(1048576 / size) + 1);
     int me = pan_rank(), n = pan_size();
     applied = 0;
     acks_got = 0;
@@ -310,14 +318,30 @@ static void bcast_throughput(const char *buf)
         }
         wait_for(&acks_got, 2 * ((uint64_t)n - 1));
         double secs = lci_wtime() - t0;
-        pps_orca_report(bench_name(), "bcast_tput", secs * 1e6 / (double)iters,
-                        size, (double)iters * (double)size / secs / 1e6);
+        pps_perf_report(&o, bench_name(), "bcast_tput",
+                        secs * 1e6 / (double)iters, size,
+                        (double)iters * (double)size / secs / 1e6);
     } else {
         wait_for(&applied, (uint64_t)o.warmup);
         ack(NULL, 0);
         wait_for(&applied, (uint64_t)(o.warmup + iters));
         ack(NULL, 0);
     }
+}
+
+/* Removes flag from argv if there; whether it was.  --panda is this
+ * program's own; the options all Table 5 benchmarks share take the rest. */
+static int take_flag(int *argc, char **argv, const char *flag)
+{
+    for (int i = 1; i < *argc; i++) {
+        if (strcmp(argv[i], flag) == 0) {
+            memmove(&argv[i], &argv[i + 1],
+                    (size_t)(*argc - i) * sizeof *argv); /* with the NULL */
+            (*argc)--;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -329,19 +353,10 @@ int main(int argc, char **argv)
         "lci-run -n 64 --decomp rxno-mni --profile myrinet-1999 --compute "
         "zero ./bench/pps_orca_perf [options]",
         "p2p tests: rank 0 invokes an object held by rank 1; broadcast "
-        "tests: rank 0 writes a replicated object.  Orca runs on Panda-MT."};
-    static const char *const names[4] = {"lat", "tput", "bcast-lat",
-                                         "bcast-tput"};
-    static const bench_opt_t panda_opt = {
-        "--panda",
-        BENCH_OPT_SET,
-        &panda_level,
-        0,
-        0,
-        1,
-        NULL,
-        "the same operations made with Panda-MT instead of Orca"};
-    pps_orca_parse(&info, names, &panda_opt, argc, argv);
+        "tests: rank 0 writes a replicated object.  Orca runs on Panda-MT.\n"
+        "--panda makes the same operations directly with Panda-MT."};
+    panda_level = take_flag(&argc, argv, "--panda");
+    pps_perf_parse(&info, &o, NULL, argc, argv);
     if (pan_init(&argc, &argv, PAN_MT) != PAN_OK) {
         fprintf(stderr, "pps_orca_perf: pan_init: %s\n", pan_last_error());
         return 1;
