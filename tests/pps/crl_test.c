@@ -4,9 +4,11 @@
  * dropped packets on the ones that retransmit.
  *
  * crl_coherence checks sequentially consistent reads and writes of shared
- * regions and an exact counter; crl_api checks status codes, big regions,
- * broadcast, reductions and delete.  Each program exits 0 only if all its
- * checks passed.
+ * regions and an exact counter; crl_radix sorts with many writers sharing
+ * each region and checks the result; crl_api checks status codes, big
+ * regions, broadcast, reductions and delete.  Each program exits 0 only if
+ * all its checks passed.  Also: the live platform, determinism, and the
+ * Table 5 benchmark running to the end.
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #define COHERENCE e2e_prog_path("tests/pps/crl_coherence")
 #define CRL_API   e2e_prog_path("tests/pps/crl_api")
 #define CRL_MISS  e2e_prog_path("bench/pps_crl_miss")
+#define RADIX     e2e_prog_path("tests/pps/crl_radix")
 
 static int is_rx_no(const char *d)
 {
@@ -45,9 +48,11 @@ static void check_decomp(const char *d)
     run_ok("2", d, NULL, COHERENCE, "200");
     run_ok("7", d, NULL, COHERENCE, "300");
     run_ok("3", d, NULL, CRL_API, "1");
+    run_ok("4", d, NULL, RADIX, "1024");
     if (!is_rx_no(d)) {
         run_ok("5", d, "drop=0.02,seed=4", COHERENCE, "200");
         run_ok("3", d, "drop=0.05,seed=5", CRL_API, "1");
+        run_ok("4", d, "drop=0.02,seed=5", RADIX, "1024");
     }
 }
 
@@ -77,6 +82,15 @@ static void test_crl_is_coherent_with_interrupts(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "5", COHERENCE, "-k", "200", "--intr", NULL);
+    crl_mg_expect_ok(&r);
+}
+
+/* Radix sort on 64 nodes: every region written by neighbours at once. */
+static void test_crl_radix_sorts_on_64_nodes(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "64", RADIX, "-k", "256", "--bits", "8", "--radix", "4",
+            NULL);
     crl_mg_expect_ok(&r);
 }
 
@@ -138,6 +152,8 @@ static void test_crl_is_coherent_on_the_live_platform(void)
     struct e2e_run r;
     e2e_run(&r, "--platform", "live", "-n", "4", COHERENCE, "-k", "200", NULL);
     crl_mg_expect_ok(&r);
+    e2e_run(&r, "--platform", "live", "-n", "4", RADIX, "-k", "1024", NULL);
+    crl_mg_expect_ok(&r);
     if (e2e_skip_unless_offered("rxh-mh")) {
         return;
     }
@@ -156,6 +172,7 @@ int main(void)
         PPS_TEST(crl_is_coherent_on_rxni_mh),
         PPS_TEST(crl_is_coherent_on_rxh_mh),
         PPS_TEST(crl_is_coherent_on_64_nodes),
+        PPS_TEST(crl_radix_sorts_on_64_nodes),
         PPS_TEST(crl_runs_are_deterministic),
         PPS_TEST(crl_is_coherent_on_64_nodes_with_drops_on_rxh_mh),
         PPS_TEST(crl_is_coherent_with_interrupts),
