@@ -18,23 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "live_clock.h"
+
 typedef struct {
     _Alignas(64) _Atomic long ping;
     _Alignas(64) _Atomic long pong;
 } bare_lines_t;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static long arg_long(int argc, char **argv, const char *name, long def)
 {
@@ -81,23 +71,23 @@ int main(int argc, char **argv)
         _exit(0);
     }
     for (long i = 1; i <= iters; i++) {
-        double t0 = now_s();
+        double t0 = live_clock_s();
         atomic_store_explicit(&l->ping, i, memory_order_release);
         while (atomic_load_explicit(&l->pong, memory_order_acquire) != i) {
         }
-        rtt[i - 1] = now_s() - t0;
+        rtt[i - 1] = live_clock_s() - t0;
     }
-    double t0 = now_s();
+    double t0 = live_clock_s();
     for (long i = iters + 1; i <= iters + msgs; i++) {
         memcpy(shared, buf, (size_t)msg);
         atomic_store_explicit(&l->ping, i, memory_order_release);
         while (atomic_load_explicit(&l->pong, memory_order_acquire) != i) {
         }
     }
-    double t = now_s() - t0;
+    double t = live_clock_s() - t0;
     waitpid(child, NULL, 0);
-    qsort(rtt, (size_t)iters, sizeof *rtt, cmp_double);
-    printf("latency_us %.3f\nbandwidth_MBps %.1f\n", rtt[iters / 2] / 2 * 1e6,
+    printf("latency_us %.3f\nbandwidth_MBps %.1f\n",
+           live_median(rtt, iters) / 2 * 1e6,
            (double)msg * (double)msgs / t / 1e6);
     return 0;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "live_clock.h"
 
 typedef struct {
     long iters, warmup, bytes, msg, msgs;
@@ -57,12 +58,6 @@ static void wait_for(pp_state_t *st, long count)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Half the median round trip in us; *max_p gets the longest round trip
  * (a lost packet shows up there, as a stall of about the timeout). */
 static double latency_us(pp_state_t *st, const pp_opts_t *o, int rank,
@@ -87,9 +82,8 @@ static double latency_us(pp_state_t *st, const pp_opts_t *o, int rank,
             bench_send_raw(0, payload, (size_t)o->bytes);
         }
     }
-    qsort(rtt, (size_t)o->iters, sizeof *rtt, cmp_double);
-    double median = rtt[o->iters / 2];
-    *max_p = rtt[o->iters - 1] * 1e6;
+    double median = live_median(rtt, o->iters);
+    *max_p = rtt[o->iters - 1] * 1e6; /* sorted by live_median */
     free(rtt);
     return median / 2 * 1e6;
 }

@@ -18,18 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "live_clock.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int bound_socket(struct sockaddr_in *a)
 {
@@ -68,16 +58,15 @@ static double pingpong(int busy, long iters, size_t bytes)
     }
     double *rtt = calloc((size_t)iters, sizeof *rtt);
     for (long i = 0; i < iters; i++) {
-        double t0 = now_s();
+        double t0 = live_clock_s();
         sendto(fa, buf, bytes, 0, (struct sockaddr *)&b, sizeof b);
         get(fa, buf, sizeof buf, busy);
-        rtt[i] = now_s() - t0;
+        rtt[i] = live_clock_s() - t0;
     }
     waitpid(child, NULL, 0);
     close(fa);
     close(fb);
-    qsort(rtt, (size_t)iters, sizeof *rtt, cmp_double);
-    double half = rtt[iters / 2] / 2 * 1e6;
+    double half = live_median(rtt, iters) / 2 * 1e6;
     free(rtt);
     return half;
 }

@@ -127,7 +127,10 @@ int lci_host_enter(void)
 void lci_host_leave(void)
 {
     lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
-    if (lci_world.live != NULL) {
+    if (lci_world.live != NULL && !lci_host.in_upcall &&
+        !lci_host.delivering) {
+        /* Only the outermost call lets the NIC thread in: a send from an
+         * upcall returns into a delivery still under way. */
         lci_live_host_leave();
     }
     lci_host.in_lci = 0;

@@ -29,7 +29,10 @@
 
 static pthread_t nic_thread;
 static _Atomic int nic_stop;
-static _Atomic int node_lock;      /* held by the host in LCI or the NIC */
+/* The node lock, held by the host in LCI or by the NIC running firmware:
+ * a ticket lock, so that a host that polls in a loop cannot starve its
+ * NIC (nor the NIC its host). */
+static _Atomic uint32_t lock_next, lock_owner;
 static int host_holds;             /* the host thread holds node_lock */
 static _Atomic uint32_t host_word; /* futex: the firmware woke the host */
 static _Atomic uint32_t host_sleeping;
@@ -43,16 +46,11 @@ static void cpu_relax(void)
 
 static void lock_node(void)
 {
+    uint32_t ticket = atomic_fetch_add_explicit(&lock_next, 1,
+                                                memory_order_relaxed);
     unsigned spins = 0;
-    for (;;) {
-        int expected = 0;
-        /* Acquire: the other side's writes to the NI are visible. */
-        if (atomic_load_explicit(&node_lock, memory_order_relaxed) == 0 &&
-            atomic_compare_exchange_weak_explicit(&node_lock, &expected, 1,
-                                                  memory_order_acquire,
-                                                  memory_order_relaxed)) {
-            return;
-        }
+    /* Acquire: the other side's writes to the NI are visible. */
+    while (atomic_load_explicit(&lock_owner, memory_order_acquire) != ticket) {
         if (++spins % 64 == 0) {
             sched_yield(); /* the holder may need this core */
         } else {
@@ -64,7 +62,11 @@ static void lock_node(void)
 static void unlock_node(void)
 {
     /* Release: this side's writes to the NI are visible to the next. */
-    atomic_store_explicit(&node_lock, 0, memory_order_release);
+    atomic_store_explicit(&lock_owner,
+                          atomic_load_explicit(&lock_owner,
+                                               memory_order_relaxed) +
+                              1,
+                          memory_order_release);
 }
 
 static void futex_wait_private(_Atomic uint32_t *w, uint32_t val,
@@ -81,11 +83,10 @@ static void futex_wake_private(_Atomic uint32_t *w)
             0);
 }
 
-/* How long to block at most: until the next event, and never so long that
- * a stop of the run goes unnoticed. */
-static uint64_t block_ns(uint64_t now)
+/* How long to block at most: until the next event (at next), and never so
+ * long that a stop of the run goes unnoticed. */
+static uint64_t block_ns(uint64_t now, uint64_t next)
 {
-    uint64_t next = lci_live_next_event();
     uint64_t t = 10000000; /* 10 ms */
     if (next != LCI_TIME_INF) {
         t = next > now ? next - now : 0;
@@ -99,16 +100,12 @@ static uint64_t block_ns(uint64_t now)
 static void *nic_main(void *arg)
 {
     lci_live_t *L = arg;
-    uint64_t idle_since = 0;
+    uint64_t idle_since = 0, next = 0;
     while (!atomic_load_explicit(&nic_stop, memory_order_relaxed)) {
-        int did = 0;
-        int expected = 0;
-        if (atomic_compare_exchange_strong_explicit(&node_lock, &expected, 1,
-                                                    memory_order_acquire,
-                                                    memory_order_relaxed)) {
-            did = lci_live_progress();
-            unlock_node();
-        }
+        lock_node();
+        int did = lci_live_progress();
+        next = lci_live_next_event(); /* the queue is ours only now */
+        unlock_node();
         uint64_t now = lci_live_now();
         if (did) {
             idle_since = now;
@@ -118,7 +115,7 @@ static void *nic_main(void *arg)
             cpu_relax();
             continue;
         }
-        L->wire->block(L, block_ns(now));
+        L->wire->block(L, block_ns(now, next));
         idle_since = lci_live_now();
     }
     return NULL;
@@ -260,7 +257,7 @@ int lci_live_wait(uint32_t self, lci_host_status_t how)
             if (did) {
                 start = now;
             } else if (now - start >= L->spin_ns) {
-                L->wire->block(L, block_ns(now));
+                L->wire->block(L, block_ns(now, lci_live_next_event()));
                 start = lci_live_now();
             } else {
                 cpu_relax();
