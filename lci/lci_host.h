@@ -59,6 +59,8 @@ typedef struct {
     uint32_t hbuf_released;  /* host buffers released so far */
     uint32_t ring_reported;  /* the limit last told to the NI */
     uint8_t *hbuf_kept;      /* per host buffer: the client kept it */
+    uint8_t *slot_taken;     /* per ring slot: lci_slot_ahead_t */
+    int taking_ahead;        /* inside lci_host_take_ahead */
     lci_rpacket_t *rpackets; /* per host buffer */
 
     /* send buffers */
@@ -69,6 +71,8 @@ typedef struct {
     /* simulated time accounting */
     uint64_t last_cpu_ns;
     int empty_polls;
+    /* The host computed, sent or released something since its last poll:
+     * an empty poll after that is not idle spinning (lci_poll). */
     int computed_since_poll;
 
     /* library protocols */
@@ -118,6 +122,18 @@ void lci_host_post_ni(uint16_t type, uint32_t a);
 /* Delivers every packet visible now; *next_p gets the time of the next
  * packet already in the ring but not yet visible, or LCI_TIME_INF. */
 int lci_host_deliver(uint64_t *next_p);
+/* What the reliability protocol already did with a ring slot taken in
+ * ahead of its delivery. */
+typedef enum {
+    LCI_SLOT_UNSEEN = 0,   /* nothing yet */
+    LCI_SLOT_CONSUMED = 1, /* an ack, or dropped: only to be recycled */
+    LCI_SLOT_ACCEPTED = 2  /* accepted in order: to be delivered */
+} lci_slot_ahead_t;
+
+/* Where deliveries cannot run (inside an upcall or a forward), passes the
+ * packets that have arrived through the host's reliability protocol
+ * without delivering them.  *next_p as for lci_host_deliver. */
+void lci_host_take_ahead(uint64_t *next_p);
 
 /* Waits for the next thing that can happen to this host: its next packet
  * already in the ring (next), a soft timer, or whatever wakes it.  Runs the

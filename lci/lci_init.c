@@ -334,11 +334,13 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host.prof = &s->prof;
     uint32_t nring = s->cfg.nring, nsend = s->cfg.nsend;
     lci_host.hbuf_kept = calloc(nring, 1);
+    lci_host.slot_taken = calloc(nring, 1);
     lci_host.rpackets = calloc(nring, sizeof *lci_host.rpackets);
     lci_host.packets = calloc(nsend, sizeof *lci_host.packets);
     lci_host.spare = calloc(nsend, sizeof *lci_host.spare);
     lci_host.unreachable = calloc(s->cfg.nnodes, 1);
-    if (!lci_host.hbuf_kept || !lci_host.rpackets || !lci_host.packets ||
+    if (!lci_host.hbuf_kept || !lci_host.slot_taken || !lci_host.rpackets ||
+        !lci_host.packets ||
         !lci_host.spare || !lci_host.unreachable) {
         return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
     }
@@ -374,6 +376,7 @@ lci_status_t lci_finalize(void)
     lci_sched_exit(lci_host.rank);
     lci_host.inited = 0;
     free(lci_host.hbuf_kept);
+    free(lci_host.slot_taken);
     free(lci_host.rpackets);
     free(lci_host.packets);
     free(lci_host.spare);

@@ -258,6 +258,7 @@ void lci_host_place_fini(void)
 void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
                      size_t len, uint8_t flags)
 {
+    lci_host.computed_since_poll = 1; /* a sender is not spinning idle */
     if (!rx_on_host()) {
         static const uint8_t op_of[LCI_PKT_TYPE_MAX] = {
             [LCI_PKT_DATA] = LCI_CMD_SEND, [LCI_PKT_FA_REQ] = LCI_CMD_FA,

@@ -113,6 +113,8 @@ static int deliver(uint64_t *next_p)
             *next_p = slot->ni_time; /* arrived, but not yet at our clock */
             break;
         }
+        uint8_t *ahead = &lci_host.slot_taken[lci_host.ring_cons %
+                                              lci_seg()->cfg.nring];
         lci_wire_hdr_t hdr = slot->hdr;
         /* What the library consumes itself needs no client upcall. */
         int internal = hdr.type == LCI_PKT_FA_REP ||
@@ -128,10 +130,18 @@ static int deliver(uint64_t *next_p)
         /* The descriptor is read: recycle it at once. */
         __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELAXED);
         lci_host.ring_cons++;
-        lci_host_charge("recv", lci_host.prof->host_recv_ns);
-        if (!lci_host_rx_accept(&hdr, hbuf)) {
-            release_hbuf(hbuf); /* an acknowledgement, or out of order */
+        uint8_t done = *ahead; /* taken in ahead (lci_host_take_ahead)? */
+        *ahead = LCI_SLOT_UNSEEN;
+        if (done == LCI_SLOT_CONSUMED) {
+            release_hbuf(hbuf);
             continue;
+        }
+        if (done != LCI_SLOT_ACCEPTED) {
+            lci_host_charge("recv", lci_host.prof->host_recv_ns);
+            if (!lci_host_rx_accept(&hdr, hbuf)) {
+                release_hbuf(hbuf); /* an acknowledgement, or out of order */
+                continue;
+            }
         }
         if (hdr.type == LCI_PKT_FA_REQ) {
             lci_host_serve_fa(&hdr, data);
@@ -182,6 +192,44 @@ static int deliver(uint64_t *next_p)
     return n;
 }
 
+/* Inside an upcall the ring cannot be delivered in order, yet the host's
+ * reliability protocol must go on: without the acknowledgements that
+ * arrive, a node that sends from its upcall waits for send buffers
+ * forever, and without taking in (and acknowledging) the data that
+ * arrives, its peers wait for it.  So the protocol sees every arrived
+ * packet now, in ring order, and the client gets the accepted ones later,
+ * still in ring order.  Slots stay full until the ring reaches them, which
+ * keeps the NI from refilling a slot the host has not read. */
+void lci_host_take_ahead(uint64_t *next_p)
+{
+    *next_p = LCI_TIME_INF;
+    if (lci_decomp_active->rx_place != LCI_PLACE_HOST || lci_host.taking_ahead) {
+        return; /* reliability is the NI's, or this is a nested call */
+    }
+    lci_host.taking_ahead = 1;
+    uint32_t node = lci_host.rank, nring = lci_seg()->cfg.nring;
+    for (uint32_t i = 0; i < nring; i++) {
+        uint32_t idx = lci_host.ring_cons + i;
+        lci_ring_slot_t *slot = lci_world_ring_slot(node, idx);
+        if (!__atomic_load_n(&slot->ni_full, __ATOMIC_ACQUIRE)) {
+            break;
+        }
+        if (slot->ni_time > lci_host.hs->clock) {
+            *next_p = slot->ni_time;
+            break;
+        }
+        uint8_t *ahead = &lci_host.slot_taken[idx % nring];
+        if (*ahead != LCI_SLOT_UNSEEN) {
+            continue;
+        }
+        lci_wire_hdr_t hdr = slot->hdr;
+        lci_host_charge("recv", lci_host.prof->host_recv_ns);
+        *ahead = lci_host_rx_accept(&hdr, slot->ni_hbuf) ? LCI_SLOT_ACCEPTED
+                                                          : LCI_SLOT_CONSUMED;
+    }
+    lci_host.taking_ahead = 0;
+}
+
 lci_status_t lci_release(lci_rpacket_t *packet)
 {
     LCI_CHECK_INIT();
@@ -200,6 +248,7 @@ lci_status_t lci_release(lci_rpacket_t *packet)
                          "or released by returning LCI_UPCALL_RELEASE?)");
     }
     lci_host_account();
+    lci_host.computed_since_poll = 1; /* a releasing host is not idle */
     lci_host.hbuf_kept[hbuf] = 0;
     release_hbuf(hbuf);
     report_ring();

@@ -44,6 +44,18 @@ static void spin_until(uint64_t when)
     }
 }
 
+/* Takes in what has arrived so that send buffers can come back: delivers
+ * it where deliveries may run, else passes it through the reliability
+ * protocol only.  Returns the number of upcalls made. */
+static int take_in(uint64_t *next_p)
+{
+    if (!lci_host.in_upcall && !lci_host.forwarding && !lci_host.delivering) {
+        return lci_host_deliver(next_p);
+    }
+    lci_host_take_ahead(next_p);
+    return 0;
+}
+
 lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
 {
     /* A buffer already visible, or already on its way back, is taken
@@ -52,14 +64,13 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
      * now, after every event already executed.  So a sending host streams
      * on without a process switch. */
     lci_host_account();
-    if (lci_host_rx_waiting() && !lci_host.in_upcall && !lci_host.forwarding &&
-        !lci_host.delivering) {
+    if (lci_host_rx_waiting()) {
         /* Reliability on the host: acknowledgements are processed by the
          * host, so a sender with packets in flight takes in the ones that
          * have arrived before it sends more; its window reopens. */
         uint64_t next;
         lci_host_enter();
-        lci_host_deliver(&next);
+        take_in(&next);
     }
     uint64_t when = try_take(packet_p);
     if (when != 0 && when != LCI_TIME_INF && wait) {
@@ -86,14 +97,11 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
             spin_until(when);
             continue;
         }
-        uint64_t next = LCI_TIME_INF;
-        if (!lci_host.in_upcall && !lci_host.forwarding) {
-            if (lci_host_deliver(&next) > 0) {
-                continue;
-            }
+        uint64_t next;
+        if (take_in(&next) > 0) {
+            continue;
         }
-        lci_host_idle_step(lci_host.forwarding ? LCI_TIME_INF : next,
-                           LCI_HOST_WAITING);
+        lci_host_idle_step(next, LCI_HOST_WAITING);
     }
 }
 

@@ -569,6 +569,32 @@ static void test_timeline_holds_host_and_ni_spans_of_every_node(void)
     e2e_run_free(&r);
 }
 
+/* Every node answers each request from inside its upcall while more
+ * requests arrive: its send buffers must come back even then (under rxh-mh
+ * through the acknowledgements the host takes in during the upcall), with
+ * drops too where the decomposition retransmits. */
+static void test_replies_sent_from_upcalls_flow_on_every_decomposition(void)
+{
+    struct e2e_run r;
+    const char *echo = e2e_prog_path("tests/e2e/e2e_echo");
+
+    for (size_t i = 0; i < E2E_NDECOMPS; i++) {
+        const char *d = e2e_decomps[i];
+        if (!e2e_offered(d)) {
+            continue;
+        }
+        e2e_run(&r, "-n", "3", "--decomp", d, echo, "-k", "1500", NULL);
+        e2e_expect_success(&r);
+        e2e_run_free(&r);
+        if (strncmp(d, "rxno-", 5) != 0) {
+            e2e_run(&r, "-n", "3", "--decomp", d, "--fault",
+                    "drop=0.01,seed=3", echo, "-k", "600", NULL);
+            e2e_expect_success(&r);
+            e2e_run_free(&r);
+        }
+    }
+}
+
 /* ---- failures of nodes are reported --------------------------------- */
 
 static void test_node_calling_lci_abort_ends_the_run_with_its_message(void)
@@ -672,6 +698,7 @@ static const struct e2e_test decomp_tests[] = {
     T(rxh_mh_recovers_from_drops_and_corruption),
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
+    T(replies_sent_from_upcalls_flow_on_every_decomposition),
 };
 
 static int add_suite(const char *name, const struct e2e_test *tests, size_t n)
