@@ -69,7 +69,6 @@ typedef struct {
     uint32_t nspare;
 
     /* simulated time accounting */
-    uint64_t last_cpu_ns;
     int empty_polls;
     /* The host computed, sent or released something since its last poll:
      * an empty poll after that is not idle spinning (lci_poll). */
@@ -110,6 +109,9 @@ lci_status_t lci_error(lci_status_t status, const char *fmt, ...)
 int lci_host_enter(void);
 /* Leaving LCI: application compute is measured from here. */
 void lci_host_leave(void);
+/* Around the client's upcall: its computation is the application's. */
+void lci_host_upcall_begin(void);
+void lci_host_upcall_end(void);
 /* Charges ns of host time for LCI work; what names it on the timeline. */
 void lci_host_charge(const char *what, double ns);
 /* Compute accounting only (no scheduling): for calls that observe
@@ -188,9 +190,6 @@ int lci_host_returned(const lci_wire_hdr_t *hdr, const void *data);
 
 /* Handles an internal packet (barrier). */
 void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload);
-
-/* Host CPU time of this thread in ns (the measured compute). */
-uint64_t lci_host_cpu_ns(void);
 
 #define LCI_CHECK_INIT()                                                       \
     do {                                                                       \

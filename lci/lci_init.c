@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lci_compute_clock.h"
 #include "lci_decomp.h"
 #include "lci_host.h"
 #include "lci_live.h"
@@ -20,13 +21,6 @@
 #include "lci_timeline.h"
 
 lci_host_t lci_host;
-
-uint64_t lci_host_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* Fault injection on the host: a host that stops polling for a while
  * (it computes), and a node that dies. */
@@ -81,13 +75,11 @@ void lci_host_account(void)
         lci_host.hs->clock = lci_live_now();
     }
     host_faults();
-    if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED) {
-        host_entered();
+    if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED || lci_host.in_lci) {
+        host_entered(); /* inner entries: the library's own work */
         return;
     }
-    uint64_t now = lci_host_cpu_ns();
-    uint64_t delta = now - lci_host.last_cpu_ns;
-    lci_host.last_cpu_ns = now;
+    uint64_t delta = lci_compute_clock_stop();
     uint64_t charged = (uint64_t)((double)delta * lci_host.prof->host_speed);
     if (charged > 0) {
         lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "compute",
@@ -124,6 +116,29 @@ int lci_host_enter(void)
     return 0;
 }
 
+/* The client's upcall is application code: with --compute scaled its
+ * computation is charged like the computation between LCI calls (an LCI
+ * call it makes charges the part before it, as usual). */
+void lci_host_upcall_begin(void)
+{
+    if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
+        lci_host.in_lci = 0;
+        lci_compute_clock_start();
+    }
+}
+
+void lci_host_upcall_end(void)
+{
+    if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED && !lci_host.in_lci) {
+        uint64_t charged = (uint64_t)((double)lci_compute_clock_stop() *
+                                      lci_host.prof->host_speed);
+        lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "upcall",
+                          lci_host.hs->clock, lci_host.hs->clock + charged);
+        lci_host.hs->clock += charged;
+        host_entered();
+    }
+}
+
 void lci_host_leave(void)
 {
     lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
@@ -135,7 +150,7 @@ void lci_host_leave(void)
     }
     lci_host.in_lci = 0;
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
-        lci_host.last_cpu_ns = lci_host_cpu_ns();
+        lci_compute_clock_start();
     }
 }
 
@@ -332,6 +347,9 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host.hs = lci_world_host(lci_host.rank);
     lci_host.hs->pid = (int32_t)getpid();
     lci_host.prof = &s->prof;
+    if (s->cfg.compute == LCI_COMPUTE_SCALED) {
+        lci_compute_clock_init();
+    }
     uint32_t nring = s->cfg.nring, nsend = s->cfg.nsend;
     lci_host.hbuf_kept = calloc(nring, 1);
     lci_host.slot_taken = calloc(nring, 1);

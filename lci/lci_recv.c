@@ -177,7 +177,9 @@ static int deliver(uint64_t *next_p)
         lci_host.upcalls++;
         n++;
         lci_host.in_upcall = 1;
+        lci_host_upcall_begin();
         lci_upcall_result_t r = lci_host.upcall(rp, lci_host.upcall_arg);
+        lci_host_upcall_end();
         lci_host.in_upcall = 0;
         if (r == LCI_UPCALL_KEEP) {
             lci_host.hbuf_kept[hbuf] = 1;
