@@ -34,6 +34,8 @@ typedef enum { LCI_WIRE_SHM = 0, LCI_WIRE_UDP = 1 } lci_wire_kind_t;
 uint64_t lci_live_clock(void);
 /* Nanoseconds since the run began (the platform's clock). */
 uint64_t lci_live_now(void);
+/* The clock as of this node's last progress pass (no clock read). */
+uint64_t lci_live_recent(void);
 
 /* Makes this process a live node of the world already attached (rank
  * self).  fabric_fd: the shared fabric lci-run created (-1 if none).

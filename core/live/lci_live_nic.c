@@ -197,12 +197,18 @@ void lci_live_sync(uint32_t self)
 {
     lci_live_t *L = lci_world.live;
     lci_live_host_enter();
+    uint64_t now;
     if (!L->nic_thread) {
         lci_live_progress();
+        now = L->now; /* read by the pass just made */
     } else {
         lci_sched_check_abort();
+        now = lci_live_now();
     }
-    lci_world_host(self)->clock = lci_live_now();
+    lci_host_shared_t *me = lci_world_host(self);
+    if (me->clock < now) {
+        me->clock = now;
+    }
 }
 
 static uint32_t host_status(lci_host_shared_t *h)
@@ -247,24 +253,26 @@ int lci_live_wait(uint32_t self, lci_host_status_t how)
         L->wire->kick(L); /* whatever the host posted, the NIC takes now */
         wait_for_nic(L, me);
     } else {
-        uint64_t start = lci_live_now();
+        uint64_t start = L->now; /* the clock the passes read */
         for (;;) {
             int did = lci_live_progress();
             if (host_status(me) == LCI_HOST_READY) {
                 break;
             }
-            uint64_t now = L->now;
+            uint64_t now = L->now; /* read every few passes */
             if (did) {
                 start = now;
             } else if (now - start >= L->spin_ns) {
                 L->wire->block(L, block_ns(now, lci_live_next_event()));
-                start = lci_live_now();
+                lci_live_progress_fresh();
+                start = L->now;
             } else {
                 cpu_relax();
             }
         }
     }
-    me->clock = lci_live_now();
+    uint64_t now = L->nic_thread ? lci_live_now() : L->now;
+    me->clock = me->clock < now ? now : me->clock;
     return 0;
 }
 
@@ -336,7 +344,7 @@ void lci_live_exit(uint32_t self)
     uint64_t last = lci_live_now();
     quiet = quiet > 2000000 ? quiet : 2000000;
     for (;;) {
-        if (lci_live_progress() > 0) {
+        if (lci_live_progress_fresh() > 0) {
             last = L->now;
         }
         uint64_t now = L->now;

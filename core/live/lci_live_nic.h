@@ -13,6 +13,9 @@
 /* One pass: the link backlog, arrivals, due events.  Returns the work
  * done (0: nothing happened).  Runs only where the NI runs. */
 int lci_live_progress(void);
+/* The same, with the clock read whatever happens (passes that must not
+ * miss a timer: finalizing). */
+int lci_live_progress_fresh(void);
 /* Time of this node's next event (LCI_TIME_INF if none). */
 uint64_t lci_live_next_event(void);
 lci_live_t *lci_live_state(void);

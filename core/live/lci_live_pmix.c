@@ -71,6 +71,7 @@ lci_status_t lci_live_pmix_exchange(uint32_t size, const void *mine,
         PMIX_LOAD_PROCID(&job, me.nspace, PMIX_RANK_WILDCARD);
         PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
         rc = PMIx_Fence(&job, 1, &info, 1);
+        PMIX_INFO_DESTRUCT(&info);
     }
     for (uint32_t r = 0; r < size && rc == PMIX_SUCCESS; r++) {
         pmix_proc_t peer;

@@ -100,7 +100,9 @@ typedef struct lci_live {
     uint32_t rank, size;
     int nic_thread;
     int launched;       /* started by lci-run (it reports failures) */
-    uint64_t now;       /* time of the current progress pass */
+    uint64_t now;       /* the clock as last read by a progress pass */
+    int fresh;          /* now was read in the current pass */
+    unsigned stale_passes; /* passes since the clock was last read */
     uint64_t spin_ns;   /* how long a waiter spins before it blocks */
     const lci_live_wire_ops_t *wire;
     lci_fabric_t *fabric; /* NULL without lci-run */
