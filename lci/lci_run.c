@@ -279,9 +279,15 @@ int main(int argc, char **argv)
             progress = 1;
             continue;
         }
-        if ((strcmp(a, "--netns") == 0 || strcmp(a, "--udp-addrs") == 0) &&
-            i + 1 < argc) {
+        if (strcmp(a, "--netns") == 0 || strcmp(a, "--udp-addrs") == 0) {
             /* live: where each node runs (lci_live_place_node) */
+            if (i + 1 >= argc) {
+                fprintf(stderr,
+                        "lci-run: option '%s' needs a value: one item per "
+                        "node, comma-separated\n",
+                        a);
+                return 2;
+            }
             *(a[2] == 'n' ? &netns : &udp_addrs) = argv[++i];
             continue;
         }

@@ -209,6 +209,24 @@ static void test_bad_platform_nic_and_wire_say_what_was_expected(void)
     expect_bad_option("--platform", "real", "expected platform 'sim'");
     expect_bad_option("--nic", "fpga", "expected 'inline', 'thread'");
     expect_bad_option("--wire", "tcp", "expected 'shm' or 'udp'");
+    expect_bad_option("--netns", "ns0", "need --platform live");
+}
+
+static void test_node_placement_lists_need_one_item_per_node(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "3", "--platform", "live", "--udp-addrs",
+            "127.0.0.1,127.0.0.1", ALLTOALL, NULL);
+    e2e_expect_failure(&r, "--udp-addrs: expected 3 comma-separated items",
+                       NULL);
+    CU_ASSERT(r.exited && r.status == 2);
+    e2e_run_free(&r);
+    /* One address per node, all on loopback: runs. */
+    e2e_run(&r, "-n", "3", "--platform", "live", "--wire", "udp",
+            "--udp-addrs", "127.0.0.1,127.0.0.1,127.0.0.1", ALLTOALL, "-k",
+            "50", NULL);
+    e2e_expect_success(&r);
+    e2e_run_free(&r);
 }
 
 static void test_trace_hash_on_live_platform_is_refused(void)
@@ -249,6 +267,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(killed_node_packets_return_to_sender_rxni_mh_thread_udp),
     PPS_TEST(bad_platform_nic_and_wire_say_what_was_expected),
     PPS_TEST(trace_hash_on_live_platform_is_refused),
+    PPS_TEST(node_placement_lists_need_one_item_per_node),
 };
 
 int main(void)
