@@ -43,7 +43,8 @@ void lci_fw_deliver(lci_ni_t *ni, uint32_t buf)
     if (ni->dma_wait.count == 0 && ring_space(ni) > 0) {
         lci_hw_host_dma(ni, ni->now, buf, ni->ni_ring_prod++);
     } else if (lci_ni_fifo_push(ni, &ni->dma_wait, buf) != 0) {
-        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, 2, ni->dma_wait.cap, 0);
+        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, LCI_NI_Q_HOST_DMA, ni->dma_wait.cap,
+                    0);
     }
 }
 
@@ -89,6 +90,69 @@ void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
         lci_env_t env = lci_place_ni_env(ni);
         dc->rx->ops.released(lci_place_ni_rx_state(ni), &env, peer);
     }
+}
+
+/* ---- the arrival queue ------------------------------------------------ */
+
+/* An arrival without a buffer that is a data packet from a known sender:
+ * the note that the NI dropped it for lack of a receive buffer. */
+static int is_drop_note(const lci_ni_t *ni, const lci_wire_hdr_t *hdr,
+                        uint32_t buf, uint32_t status)
+{
+    return buf == LCI_NONE && status != LCI_HW_CRC &&
+           !lci_pkt_is_control(hdr->type) && hdr->hop_src < ni->nnodes;
+}
+
+/* Decides whether an arrival without a buffer gets an entry.  Entries
+ * holding a buffer always fit (the queue has one per receive buffer);
+ * the others must not crowd them out, however fast they come.  A sender
+ * needs one drop note at a time: the rx module learns from it that a NACK
+ * is owed, and go-back-N resends everything from the first packet lost,
+ * so further drops from the same sender are only counted.  Header-only
+ * and damaged packets have a share of their own; beyond it they are
+ * dropped, which a retransmitting rx module recovers from (a later ack
+ * covers a lost one).  RX_no cannot lose a credit, but its credits bound
+ * these packets within the share, so there an overflow is a bug. */
+static int rxq_admit_bare(lci_ni_t *ni, const lci_wire_hdr_t *hdr,
+                          uint32_t status)
+{
+    if (is_drop_note(ni, hdr, LCI_NONE, status)) {
+        lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->hop_src);
+        if (peer->drop_noted) {
+            ni->counters.drops_nobuf++;
+            return 0;
+        }
+        peer->drop_noted = 1;
+        ni->rxq_notes++;
+        return 1;
+    }
+    if (ni->rxq_bare < ni->rxq_bare_cap) {
+        ni->rxq_bare++;
+        return 1;
+    }
+    if (!ni->rx_recovers) {
+        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, LCI_NI_Q_ARRIVAL, ni->rxq_cap, 0);
+    } else if (status == LCI_HW_CRC) {
+        ni->counters.drops_crc++;
+    } else {
+        ni->counters.drops_nobuf++;
+    }
+    return 0;
+}
+
+static lci_rxq_entry_t rxq_pop(lci_ni_t *ni)
+{
+    lci_rxq_entry_t e =
+        LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t)[ni->rxq_head];
+    ni->rxq_head = (ni->rxq_head + 1) % ni->rxq_cap;
+    ni->rxq_count--;
+    if (is_drop_note(ni, &e.hdr, e.buf, e.status)) {
+        lci_ni_peer(ni, e.hdr.hop_src)->drop_noted = 0;
+        ni->rxq_notes--;
+    } else if (e.buf == LCI_NONE) {
+        ni->rxq_bare--;
+    }
+    return e;
 }
 
 /* ---- the processor --------------------------------------------------- */
@@ -195,6 +259,13 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
     if (!dc->rx->ops.accept(lci_place_ni_rx_state(ni), &env,
                             buf == LCI_NONE ? LCI_BUF_NONE : buf, &e->hdr,
                             e->status)) {
+        if (ni->rx_recovers && is_drop_note(ni, &e->hdr, buf, e->status) &&
+            ni->recv_free.count > 0) {
+            /* Buffers freed up while the note waited in the queue: the
+             * sender may resend now, not after its timeout. */
+            dc->rx->ops.released(lci_place_ni_rx_state(ni), &env,
+                                 e->hdr.hop_src);
+        }
         goto done; /* consumed or dropped by the policy */
     }
     switch (e->hdr.type) {
@@ -348,10 +419,7 @@ static int fw_step(lci_ni_t *ni)
         return 1;
     }
     if (ni->rxq_count) {
-        lci_rxq_entry_t e =
-            LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t)[ni->rxq_head];
-        ni->rxq_head = (ni->rxq_head + 1) % ni->rxq_cap;
-        ni->rxq_count--;
+        lci_rxq_entry_t e = rxq_pop(ni);
         handle_arrival(ni, &e);
         return 1;
     }
@@ -435,8 +503,12 @@ void lci_fw_on_run(const lci_event_t *ev)
 void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                     uint32_t buf, uint32_t status, uint32_t link_src)
 {
+    if (buf == LCI_NONE && !rxq_admit_bare(ni, hdr, status)) {
+        return;
+    }
     if (ni->rxq_count == ni->rxq_cap) {
-        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, 3, ni->rxq_cap, 0);
+        /* Sized from the bounds above: reaching this is a layout bug. */
+        lci_fw_fail(ni, LCI_FW_QUEUE_FULL, LCI_NI_Q_ARRIVAL, ni->rxq_cap, 0);
         return;
     }
     lci_rxq_entry_t *e = LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t) +

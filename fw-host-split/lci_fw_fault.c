@@ -42,13 +42,17 @@ void lci_fw_fault_check(uint32_t node)
                        "receive buffer for a packet from node %u",
                        decomp, ni->fault_b, ni->fault_a);
     case LCI_FW_QUEUE_FULL: {
-        static const char *const what[] = {"?", "transmit descriptor",
-                                           "host-DMA wait", "arrival"};
-        uint32_t w = ni->fault_a < 4 ? ni->fault_a : 0;
+        static const char *const what[LCI_NI_Q_COUNT] = {
+            [LCI_NI_Q_SEND] = "send",
+            [LCI_NI_Q_HOST_DMA] = "host-DMA wait",
+            [LCI_NI_Q_ARRIVAL] = "arrival"};
+        uint32_t w = ni->fault_a < LCI_NI_Q_COUNT ? ni->fault_a : 0;
+        const char *name = what[w] ? what[w] : "unnamed";
         lci_sched_fail((int)node, st,
                        "NI of node %u: the %s queue (%u entries) "
-                       "overflowed; the NI configuration is too small",
-                       node, what[w], ni->fault_b);
+                       "overflowed; its size in the NI layout does not "
+                       "cover what can be outstanding",
+                       node, name, ni->fault_b);
     }
     case LCI_FW_UNSUPPORTED:
         lci_sched_fail((int)node, LCI_ERR_UNSUPPORTED,

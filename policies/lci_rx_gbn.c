@@ -23,7 +23,12 @@
  *
  *   gbn_state_t            params, slot free list
  *   gbn_peer_t[nnodes]     per-peer sender and receiver state
- *   gbn_slot_t[nbufs]      one per queued or held packet, linked by index
+ *   gbn_slot_t[nslots]     one per queued or held packet, linked by index
+ *
+ * A buffer may be queued or held for two peers at once (a multicast packet
+ * forwarded to both children of a binary tree), so there are
+ * LCI_BUF_MAX_SENDS slots per buffer: the slots never run out before the
+ * buffers do, and a slow child never stops the run.
  *
  * Timers: id p (0 <= p < nnodes) is peer p's retransmission timer, id
  * nnodes + p its delayed-ack timer.
@@ -71,7 +76,7 @@ typedef struct {
     uint32_t window;    /* p.window clamped to 1..GBN_WINDOW_MAX */
     uint32_t half;      /* arrivals that force an explicit ack */
     uint32_t free_head; /* free slots, linked by next */
-    uint32_t reserved;
+    uint32_t nslots;
 } gbn_state_t;
 
 static size_t align8(size_t n)
@@ -345,11 +350,16 @@ static void ack_expired(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 
 /* ---- the ops ----------------------------------------------------------- */
 
+static uint32_t gbn_nslots(const lci_rx_params_t *p)
+{
+    return LCI_BUF_MAX_SENDS * p->nbufs;
+}
+
 static size_t gbn_state_size(const lci_rx_params_t *p)
 {
     return align8(sizeof(gbn_state_t)) +
            align8((size_t)p->nnodes * sizeof(gbn_peer_t)) +
-           (size_t)p->nbufs * sizeof(gbn_slot_t);
+           (size_t)gbn_nslots(p) * sizeof(gbn_slot_t);
 }
 
 static uint32_t gbn_timers(const lci_rx_params_t *p)
@@ -368,7 +378,8 @@ static void gbn_init(void *state, const lci_rx_params_t *p)
     }
     st->half = st->window / 2 ? st->window / 2 : 1;
     st->free_head = GBN_NIL;
-    for (uint32_t i = p->nbufs; i > 0; i--) {
+    st->nslots = gbn_nslots(p);
+    for (uint32_t i = st->nslots; i > 0; i--) {
         slot_free(st, i - 1);
     }
     for (uint32_t i = 0; i < p->nnodes; i++) {
@@ -405,8 +416,9 @@ static void gbn_send(void *state, lci_env_t *env, uint32_t buf,
     }
     uint32_t s = slot_alloc(st);
     if (s == GBN_NIL) {
-        /* More packets kept than the side has buffers: a sizing error. */
-        env->ops->fail(env, LCI_FW_QUEUE_FULL, st->p.nbufs, pi);
+        /* More packets kept than the side's buffers can be queued for:
+         * a buffer was posted more often than LCI_BUF_MAX_SENDS allows. */
+        env->ops->fail(env, LCI_FW_QUEUE_FULL, LCI_NI_Q_SEND, st->nslots);
         env->ops->release(env, buf);
         return;
     }

@@ -48,7 +48,22 @@ typedef struct {
 typedef struct {
     uint16_t link_tx; /* last sequence stamped on a packet to this peer */
     uint16_t link_rx; /* last sequence seen on a packet from this peer */
+    uint16_t drop_noted; /* a drop note from this peer is queued */
+    uint16_t reserved;
 } lci_ni_peer_t;
+
+/* The queues an LCI_FW_QUEUE_FULL failure names (its first detail; the
+ * second is the queue's capacity). */
+typedef enum {
+    LCI_NI_Q_SEND = 1,     /* packets an rx module queues or keeps */
+    LCI_NI_Q_HOST_DMA = 2, /* buffers waiting for a host ring slot */
+    LCI_NI_Q_ARRIVAL = 3,  /* arrivals waiting for the firmware */
+    LCI_NI_Q_COUNT
+} lci_ni_queue_t;
+
+/* A packet buffer waits on at most this many send queues at once: a
+ * multicast packet goes to each of a binary tree's two children. */
+#define LCI_BUF_MAX_SENDS 2
 
 /* A multicast group as the NI stores it. */
 typedef struct {
@@ -99,8 +114,12 @@ typedef struct lci_ni {
                                 recently freed, still warm, is reused) */
     /* arrived packets waiting for the firmware: a ring of lci_rxq_entry_t */
     uint32_t rxq_off, rxq_cap, rxq_head, rxq_count;
-    lci_ni_fifo_t dma_wait;  /* receive buffers waiting for a ring slot */
-    /* host DMAs in flight, in completion order: lci_ni_dma_t[nrecv] */
+    uint32_t rxq_notes;    /* entries that are drop notes */
+    uint32_t rxq_bare;     /* other entries without a buffer */
+    uint32_t rxq_bare_cap; /* room for those */
+    uint32_t rx_recovers;  /* the rx module retransmits lost packets */
+    lci_ni_fifo_t dma_wait;  /* buffers waiting for a host ring slot */
+    /* host DMAs in flight, in completion order: lci_ni_dma_t[dma_cap] */
     uint32_t dma_off, dma_cap, dma_head, dma_count;
     lci_ni_fifo_t tx_freed;  /* receive buffers freed by a transmission */
 

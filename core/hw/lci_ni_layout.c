@@ -54,7 +54,23 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
      * two commands (a host-forwarded packet, one per tree child), so a
      * ring of twice the send pool can never overflow. */
     ni->ncmd = 2 * cfg->nsend;
-    ni->rxq_cap = cfg->nrecv + 2 * cfg->nnodes + 16;
+    /* The arrival queue: an entry for every receive buffer (an arrival
+     * holds its buffer until the firmware takes it), one drop note per
+     * sender, and room for header-only packets.  Those RX_no must never
+     * lose are its explicit credits, each worth at least half a window, so
+     * at most window / (window / 2) per sender are in flight; a
+     * retransmitting module survives losing any beyond that share. */
+    uint32_t half = cfg->window / 2 ? cfg->window / 2 : 1;
+    ni->rxq_bare_cap = cfg->nnodes * (cfg->window / half);
+    ni->rxq_cap = cfg->nrecv + cfg->nnodes + ni->rxq_bare_cap;
+    /* Reliability on the host, or an NI module with timers, resends what
+     * the NI drops; RX_no has neither. */
+    ni->rx_recovers = dc->rx_place == LCI_PLACE_HOST ||
+                      dc->rx->ops.timers(&params) > 0;
+    /* A buffer goes to the host once per arrival, and once more for every
+     * send queue it is returned from (return-to-sender): that many may wait
+     * for a ring slot, or be on their way. */
+    uint32_t to_host_cap = ni->nrecv + LCI_BUF_MAX_SENDS * ni->nbufs;
 
     ni->off_bufs = carve(&a, (uint64_t)ni->nbufs * ni->packet_size,
                          "packet buffers");
@@ -68,10 +84,11 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
     ni->rxq_off = carve(&a, (uint64_t)ni->rxq_cap * sizeof(lci_rxq_entry_t),
                         "arrival queue");
     uint32_t off_rfree = carve(&a, (uint64_t)ni->nrecv * 4, "receive free list");
-    uint32_t off_wait = carve(&a, (uint64_t)ni->nrecv * 4, "host-DMA wait queue");
-    ni->dma_off = carve(&a, (uint64_t)ni->nrecv * sizeof(lci_ni_dma_t),
+    uint32_t off_wait = carve(&a, (uint64_t)to_host_cap * 4,
+                              "host-DMA wait queue");
+    ni->dma_off = carve(&a, (uint64_t)to_host_cap * sizeof(lci_ni_dma_t),
                         "host-DMA queue");
-    ni->dma_cap = ni->nrecv;
+    ni->dma_cap = to_host_cap;
     ni->off_send_time = carve(&a, (uint64_t)ni->nsend * 8, "send-buffer times");
     uint32_t off_freed = carve(&a, (uint64_t)ni->nrecv * 4, "transmit-freed queue");
     ni->off_fa = carve(&a, (uint64_t)ni->nfa * sizeof(int64_t),
@@ -103,7 +120,7 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
     ni->arena_used = (uint32_t)a.used;
 
     fifo_init(&ni->recv_free, off_rfree, ni->nrecv);
-    fifo_init(&ni->dma_wait, off_wait, ni->nrecv);
+    fifo_init(&ni->dma_wait, off_wait, to_host_cap);
     fifo_init(&ni->tx_freed, off_freed, ni->nrecv);
     for (uint32_t i = ni->nrecv; i-- > 0;) {
         lci_ni_fifo_push(ni, &ni->recv_free, ni->nsend + i);

@@ -1,0 +1,141 @@
+/*
+ * e2e_load_test.c - the NI under load (CUnit): more traffic than its
+ * processor, its receive buffers or its queues can take at once must slow
+ * a run down, never stop it.
+ *
+ *  - incast: 63 nodes send to one at once, on every decomposition.  The
+ *    receiving NI drops what it has no buffer or arrival-queue room for
+ *    and, under RX_ni, asks the senders again; RX_no stays within its
+ *    credits.
+ *  - multicast throughput on the RX_ni decompositions: a forwarding NI
+ *    keeps each packet for both of its tree children until both acked it,
+ *    with and without drops on the wire.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <CUnit/Basic.h>
+
+#include "e2e_runner.h"
+#include "pps_cunit.h" /* the shared main of one-suite test drivers */
+
+#define INCAST e2e_prog_path("tests/e2e/e2e_load_incast")
+#define BCAST e2e_prog_path("bench/lci_bcast")
+
+/* Node 0's count in column col of the --stats table, or -1. */
+static long node0_stat(const char *err, const char *col)
+{
+    const char *head = strstr(err, " node ");
+    if (head == NULL) {
+        return -1;
+    }
+    /* The column's index in the header line. */
+    int idx = -1, i = 0;
+    char word[32];
+    int used;
+    for (const char *q = head; q < strchr(head, '\n') &&
+                               sscanf(q, "%31s%n", word, &used) == 1;
+         q += used, i++) {
+        if (strcmp(word, col) == 0) {
+            idx = i;
+            break;
+        }
+    }
+    const char *row = strstr(head, "\n    0 ");
+    if (idx < 0 || row == NULL) {
+        return -1;
+    }
+    long v = -1;
+    const char *q = row + 1;
+    for (i = 0; i <= idx && sscanf(q, "%ld%n", &v, &used) == 1; i++) {
+        q += used;
+    }
+    return i == idx + 1 ? v : -1;
+}
+
+/* The run succeeds, and the receiver really was overloaded: where
+ * receive buffers are shared (not RX_no), node 0 dropped packets it had
+ * no buffer for, and under RX_ni it asked their senders again. */
+static void check_incast(const char *decomp)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(decomp)) {
+        return;
+    }
+    e2e_run(&r, "-n", "64", "--decomp", decomp, "--stats", INCAST, "-k", "16",
+            NULL);
+    if (e2e_expect_success(&r)) {
+        long nobuf = node0_stat(r.err, "nobuf");
+        long nack = node0_stat(r.err, "nack");
+        if (strncmp(decomp, "rxno", 4) == 0) {
+            CU_ASSERT_EQUAL(nobuf, 0);
+        } else {
+            CU_ASSERT(nobuf > 0);
+        }
+        if (strncmp(decomp, "rxni", 4) == 0) {
+            CU_ASSERT(nack > 0);
+        }
+    }
+    e2e_run_free(&r);
+}
+
+static void check_bcast(const char *decomp, const char *n, const char *fault)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(decomp)) {
+        return;
+    }
+    if (fault != NULL) {
+        e2e_run(&r, "-n", n, "--decomp", decomp, "--fault", fault, BCAST,
+                "--test", "throughput", "--sizes", "512K", NULL);
+    } else {
+        e2e_run(&r, "-n", n, "--decomp", decomp, BCAST, "--test",
+                "throughput", "--sizes", "512K", NULL);
+    }
+    if (e2e_expect_success(&r)) {
+        /* The one result row: the message size, then its figures. */
+        CU_ASSERT(e2e_contains(r.out, "\n524288 "));
+    }
+    e2e_run_free(&r);
+}
+
+#define INCAST_TEST(id, name)                                                  \
+    static void test_incast_64_nodes_##id(void)                                \
+    {                                                                          \
+        check_incast(name);                                                    \
+    }
+INCAST_TEST(rxno_mni, "rxno-mni")
+INCAST_TEST(rxno_mh, "rxno-mh")
+INCAST_TEST(rxni_mni, "rxni-mni")
+INCAST_TEST(rxni_mh, "rxni-mh")
+INCAST_TEST(rxh_mh, "rxh-mh")
+
+static void test_bcast_throughput_with_drops_rxni_mni(void)
+{
+    check_bcast("rxni-mni", "5", "drop=0.03,seed=11");
+}
+
+static void test_bcast_throughput_with_drops_rxni_mh(void)
+{
+    check_bcast("rxni-mh", "5", "drop=0.03,seed=11");
+}
+
+static void test_bcast_throughput_16_nodes_rxni_mni(void)
+{
+    check_bcast("rxni-mni", "16", NULL);
+}
+
+int main(void)
+{
+    static const pps_test_t tests[] = {
+        PPS_TEST(incast_64_nodes_rxno_mni),
+        PPS_TEST(incast_64_nodes_rxno_mh),
+        PPS_TEST(incast_64_nodes_rxni_mni),
+        PPS_TEST(incast_64_nodes_rxni_mh),
+        PPS_TEST(incast_64_nodes_rxh_mh),
+        PPS_TEST(bcast_throughput_with_drops_rxni_mni),
+        PPS_TEST(bcast_throughput_with_drops_rxni_mh),
+        PPS_TEST(bcast_throughput_16_nodes_rxni_mni),
+    };
+    return pps_cunit_main("load", tests, sizeof tests / sizeof tests[0]);
+}
