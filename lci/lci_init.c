@@ -463,7 +463,10 @@ lci_status_t lci_compute(double seconds)
         lci_host.computed_since_poll = 1;
         return LCI_OK;
     }
-    lci_host.hs->clock += (uint64_t)(seconds * 1e9 + 0.5);
+    uint64_t ns = (uint64_t)(seconds * 1e9 + 0.5);
+    lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "compute",
+                      lci_host.hs->clock, lci_host.hs->clock + ns);
+    lci_host.hs->clock += ns;
     lci_host.computed_since_poll = 1;
     return LCI_OK;
 }
