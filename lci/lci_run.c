@@ -211,6 +211,11 @@ static void print_stats(lci_seg_t *seg)
 static int report_failure(lci_seg_t *seg, uint32_t rank, int status)
 {
     if (atomic_load(&seg->abort)) {
+        /* The failing node may still be writing its report (live). */
+        for (int i = 0; i < 1000 && atomic_load(&seg->abort) ==
+                                        LCI_ABORT_WRITING; i++) {
+            usleep(1000);
+        }
         fprintf(stderr, "lci-run: node %d: %s\n", seg->abort_node,
                 seg->abort_msg);
     } else if (WIFSIGNALED(status)) {

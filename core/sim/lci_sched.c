@@ -439,13 +439,19 @@ void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
 {
     lci_seg_t *s = lci_seg();
     uint32_t expected = 0;
-    if (atomic_compare_exchange_strong(&s->abort, &expected, 1)) {
+    /* Claim the report (2), write it, then publish it (1): on the live
+     * platform lci-run and the other nodes run meanwhile, and must never
+     * read a report half written. */
+    if (atomic_compare_exchange_strong(&s->abort, &expected,
+                                       LCI_ABORT_WRITING)) {
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(s->abort_msg, sizeof s->abort_msg, fmt, ap);
         va_end(ap);
         s->abort_node = node;
         s->abort_status = status;
+        atomic_store_explicit(&s->abort, LCI_ABORT_PUBLISHED,
+                              memory_order_release);
         if (lci_world.live != NULL) {
             lci_live_on_fail(node, s->abort_msg);
         }

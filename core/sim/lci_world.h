@@ -36,6 +36,13 @@ typedef enum {
 } lci_host_status_t;
 
 /* One event: plain data, executed by whichever process holds the turn. */
+/* The run's failure report: claimed, then written, then published. */
+typedef enum {
+    LCI_ABORT_NONE = 0,
+    LCI_ABORT_PUBLISHED = 1, /* abort_node, abort_status, abort_msg are set */
+    LCI_ABORT_WRITING = 2    /* a node is writing them */
+} lci_abort_state_t;
+
 typedef struct {
     uint64_t time;
     uint64_t seq;
@@ -69,7 +76,7 @@ typedef struct {
 
     /* ---- scheduler ---- */
     uint32_t turn;
-    _Atomic uint32_t abort;  /* nonzero: the run is over, exit */
+    _Atomic uint32_t abort;  /* nonzero: the run is over, exit (lci_abort_state_t) */
     int32_t abort_node;
     int32_t abort_status;    /* lci_status_t */
     char abort_msg[4096];
