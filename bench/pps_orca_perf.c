@@ -34,6 +34,7 @@
 #include "bench_common.h"
 #include "orca.h"
 #include "panda.h"
+#include "pps_panda_acks.h"
 #include "pps_perf.h"
 
 static pps_perf_opts_t o = PPS_PERF_DEFAULTS;
@@ -86,30 +87,6 @@ enum {
 };
 
 /* ---- helpers --------------------------------------------------------- */
-
-static uint64_t acks_got;
-static double max_reported;
-
-static void on_ack(int src, const void *data, size_t len, void *arg)
-{
-    (void)src;
-    (void)arg;
-    double t;
-    if (len == sizeof t) {
-        memcpy(&t, data, sizeof t);
-        if (t > max_reported) {
-            max_reported = t;
-        }
-    }
-    acks_got++;
-}
-
-static void check_pan(int r, const char *what)
-{
-    if (r < 0) {
-        bench_fail("%s: %s", what, pan_last_error());
-    }
-}
 
 static void check_orca(int r, const char *what)
 {

@@ -27,6 +27,7 @@
 
 #include "bench_common.h"
 #include "panda.h"
+#include "pps_panda_acks.h"
 #include "pps_perf.h"
 
 enum {
@@ -36,8 +37,8 @@ enum {
 
 static pps_perf_opts_t o = PPS_PERF_DEFAULTS;
 
-static uint64_t data_got, acks_got;
-static double last_arrival, max_reported;
+static uint64_t data_got;
+static double last_arrival;
 
 static void on_data(int src, const void *data, size_t len, void *arg)
 {
@@ -49,31 +50,10 @@ static void on_data(int src, const void *data, size_t len, void *arg)
     last_arrival = lci_wtime();
 }
 
-static void on_ack(int src, const void *data, size_t len, void *arg)
-{
-    (void)src;
-    (void)arg;
-    double t;
-    if (len == sizeof t) {
-        memcpy(&t, data, sizeof t);
-        if (t > max_reported) {
-            max_reported = t;
-        }
-    }
-    acks_got++;
-}
-
-static void check(int r, const char *what)
-{
-    if (r < 0) {
-        bench_fail("%s: %s", what, pan_last_error());
-    }
-}
-
 static void wait_for(const uint64_t *counter, uint64_t target)
 {
     while (*counter < target) {
-        check(pan_wait(), "pan_wait");
+        check_pan(pan_wait(), "pan_wait");
     }
 }
 
@@ -81,11 +61,11 @@ static void send_bytes(int dest, int port, const void *buf, size_t len)
 {
     pan_msg_t msg;
     pan_msg_init(&msg);
-    check(pan_msg_push(&msg, buf, len), "pan_msg_push");
+    check_pan(pan_msg_push(&msg, buf, len), "pan_msg_push");
     if (dest < 0) {
-        check(pan_bcast(port, &msg), "pan_bcast");
+        check_pan(pan_bcast(port, &msg), "pan_bcast");
     } else {
-        check(pan_send(dest, port, &msg), "pan_send");
+        check_pan(pan_send(dest, port, &msg), "pan_send");
     }
 }
 
@@ -213,8 +193,8 @@ int main(int argc, char **argv)
     if ((o.lat || o.tput) && pan_size() < 2) {
         bench_fail("the p2p tests need at least 2 nodes");
     }
-    check(pan_port_set(PORT_DATA, on_data, NULL), "pan_port_set");
-    check(pan_port_set(PORT_ACK, on_ack, NULL), "pan_port_set");
+    check_pan(pan_port_set(PORT_DATA, on_data, NULL), "pan_port_set");
+    check_pan(pan_port_set(PORT_ACK, on_ack, NULL), "pan_port_set");
     size_t cap = (size_t)(o.size > o.tput_size ? o.size : o.tput_size);
     char *buf = calloc(1, cap);
     if (buf == NULL) {
@@ -227,19 +207,19 @@ int main(int argc, char **argv)
     if (o.lat) {
         latency(buf);
     }
-    check(pan_barrier(), "pan_barrier");
+    check_pan(pan_barrier(), "pan_barrier");
     if (o.tput) {
         throughput(buf);
     }
-    check(pan_barrier(), "pan_barrier");
+    check_pan(pan_barrier(), "pan_barrier");
     if (o.bcast_lat) {
         bcast_latency();
     }
-    check(pan_barrier(), "pan_barrier");
+    check_pan(pan_barrier(), "pan_barrier");
     if (o.bcast_tput) {
         bcast_throughput(buf);
     }
     free(buf);
-    check(pan_end(), "pan_end");
+    check_pan(pan_end(), "pan_end");
     return 0;
 }
