@@ -35,19 +35,14 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
 }
 
-#define DECOMP_TEST(fn, name, lossy)                                           \
-    static void fn(void)                                                       \
-    {                                                                          \
-        check_decomp(name, lossy);                                             \
-    }
-DECOMP_TEST(test_rxno_mni_replicated_single_copy_and_guards, "rxno-mni", 0)
-DECOMP_TEST(test_rxno_mh_replicated_single_copy_and_guards, "rxno-mh", 0)
-DECOMP_TEST(test_rxni_mni_replicated_single_copy_and_guards, "rxni-mni", 0)
-DECOMP_TEST(test_rxni_mh_replicated_single_copy_and_guards, "rxni-mh", 0)
-DECOMP_TEST(test_rxh_mh_replicated_single_copy_and_guards, "rxh-mh", 0)
-DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
-DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
-DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
+PPS_DECOMP_TEST(test_rxno_mni_replicated_single_copy_and_guards, "rxno-mni", 0)
+PPS_DECOMP_TEST(test_rxno_mh_replicated_single_copy_and_guards, "rxno-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_replicated_single_copy_and_guards, "rxni-mni", 0)
+PPS_DECOMP_TEST(test_rxni_mh_replicated_single_copy_and_guards, "rxni-mh", 0)
+PPS_DECOMP_TEST(test_rxh_mh_replicated_single_copy_and_guards, "rxh-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
+PPS_DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
+PPS_DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
 
 static void test_replicated_writes_64_nodes_one_order(void)
 {

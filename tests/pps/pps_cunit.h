@@ -32,6 +32,14 @@ static inline void pps_expect_ok(struct e2e_run *r)
 #define PPS_WIRE_OPT(lossy)       ((lossy) ? "--fault" : "--seed")
 #define PPS_WIRE_VAL(lossy, spec) ((lossy) ? (spec) : "1")
 
+/* A test fn that runs the driver's check_decomp(name, lossy): one per
+ * decomposition, and per retransmitting one with a lossy wire. */
+#define PPS_DECOMP_TEST(fn, name, lossy)                                       \
+    static void fn(void)                                                       \
+    {                                                                          \
+        check_decomp(name, lossy);                                             \
+    }
+
 /* Runs the tests; 0 if all passed, 1 if one failed, 99 on a hard error. */
 static inline int pps_cunit_main(const char *suite, const pps_test_t *tests,
                                  size_t ntests)

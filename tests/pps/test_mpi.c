@@ -25,19 +25,14 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
 }
 
-#define DECOMP_TEST(fn, name, lossy)                                           \
-    static void fn(void)                                                       \
-    {                                                                          \
-        check_decomp(name, lossy);                                             \
-    }
-DECOMP_TEST(test_rxno_mni_p2p_and_collectives, "rxno-mni", 0)
-DECOMP_TEST(test_rxno_mh_p2p_and_collectives, "rxno-mh", 0)
-DECOMP_TEST(test_rxni_mni_p2p_and_collectives, "rxni-mni", 0)
-DECOMP_TEST(test_rxni_mh_p2p_and_collectives, "rxni-mh", 0)
-DECOMP_TEST(test_rxh_mh_p2p_and_collectives, "rxh-mh", 0)
-DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
-DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
-DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
+PPS_DECOMP_TEST(test_rxno_mni_p2p_and_collectives, "rxno-mni", 0)
+PPS_DECOMP_TEST(test_rxno_mh_p2p_and_collectives, "rxno-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_p2p_and_collectives, "rxni-mni", 0)
+PPS_DECOMP_TEST(test_rxni_mh_p2p_and_collectives, "rxni-mh", 0)
+PPS_DECOMP_TEST(test_rxh_mh_p2p_and_collectives, "rxh-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
+PPS_DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
+PPS_DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
 
 static void test_collectives_64_nodes_match_serial_results(void)
 {

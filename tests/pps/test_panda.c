@@ -37,19 +37,14 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
 }
 
-#define DECOMP_TEST(fn, name, lossy)                                           \
-    static void fn(void)                                                       \
-    {                                                                          \
-        check_decomp(name, lossy);                                             \
-    }
-DECOMP_TEST(test_rxno_mni_rpc_oneway_broadcasts_and_threads, "rxno-mni", 0)
-DECOMP_TEST(test_rxno_mh_rpc_oneway_broadcasts_and_threads, "rxno-mh", 0)
-DECOMP_TEST(test_rxni_mni_rpc_oneway_broadcasts_and_threads, "rxni-mni", 0)
-DECOMP_TEST(test_rxni_mh_rpc_oneway_broadcasts_and_threads, "rxni-mh", 0)
-DECOMP_TEST(test_rxh_mh_rpc_oneway_broadcasts_and_threads, "rxh-mh", 0)
-DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
-DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
-DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
+PPS_DECOMP_TEST(test_rxno_mni_rpc_oneway_broadcasts_and_threads, "rxno-mni", 0)
+PPS_DECOMP_TEST(test_rxno_mh_rpc_oneway_broadcasts_and_threads, "rxno-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_rpc_oneway_broadcasts_and_threads, "rxni-mni", 0)
+PPS_DECOMP_TEST(test_rxni_mh_rpc_oneway_broadcasts_and_threads, "rxni-mh", 0)
+PPS_DECOMP_TEST(test_rxh_mh_rpc_oneway_broadcasts_and_threads, "rxh-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
+PPS_DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
+PPS_DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
 
 static void test_rpc_1_mib_multithreaded_round_trips(void)
 {
