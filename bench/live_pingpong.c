@@ -11,8 +11,15 @@
  *              into its message buffer (as MPI delivers into the user's
  *              buffer) and answers after the last packet.
  *
- * Polls with lci_poll() (busy polling, no interrupts).  Rank 0 prints
- * "latency_us X", "max_rtt_us M", "bandwidth_MBps Y" and
+ *   interrupts (--intr-gap US) rank 1 turns network interrupts on and
+ *              waits in lci_poll_wait(); rank 0 pauses US microseconds
+ *              (sleeping) before each of --intr-iters round trips, so
+ *              that rank 1 has stopped spinning and sleeps: the NI wakes
+ *              it with an interrupt after the polling watchdog.  The
+ *              median round trip is printed as "intr_rtt_us".
+ *
+ * Otherwise polls with lci_poll() (busy polling, no interrupts).  Rank 0
+ * prints "latency_us X", "max_rtt_us M", "bandwidth_MBps Y" and
  * "packets_per_msg Z".
  */
 #ifdef HAVE_CONFIG_H
@@ -22,12 +29,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench_common.h"
 #include "live_clock.h"
 
 typedef struct {
-    long iters, warmup, bytes, msg, msgs;
+    long iters, warmup, bytes, msg, msgs, intr_gap, intr_iters;
 } pp_opts_t;
 
 typedef struct {
@@ -88,6 +96,42 @@ static double latency_us(pp_state_t *st, const pp_opts_t *o, int rank,
     return median / 2 * 1e6;
 }
 
+/* Median round trip in us with rank 1 asleep in interrupt mode. */
+static double intr_rtt_us(pp_state_t *st, const pp_opts_t *o, int rank)
+{
+    double *rtt = calloc((size_t)o->intr_iters, sizeof *rtt);
+    char payload[8] = {0};
+    if (rtt == NULL) {
+        bench_fail("out of memory");
+    }
+    if (rank == 1) {
+        BENCH_CHECK(lci_intr_enable());
+    }
+    for (long i = 0; i < o->intr_iters; i++) {
+        long base = st->arrived;
+        if (rank == 0) {
+            struct timespec gap = {o->intr_gap / 1000000,
+                                   o->intr_gap % 1000000 * 1000};
+            nanosleep(&gap, NULL); /* the peer gives up spinning */
+            double t0 = lci_wtime();
+            bench_send_raw(1, payload, sizeof payload);
+            wait_for(st, base + 1);
+            rtt[i] = lci_wtime() - t0;
+        } else {
+            while (st->arrived < base + 1) {
+                BENCH_CHECK(lci_poll_wait());
+            }
+            bench_send_raw(0, payload, sizeof payload);
+        }
+    }
+    if (rank == 1) {
+        BENCH_CHECK(lci_intr_disable());
+    }
+    double median = live_median(rtt, o->intr_iters);
+    free(rtt);
+    return median * 1e6;
+}
+
 static double bandwidth_mbps(pp_state_t *st, const pp_opts_t *o, int rank,
                              long per_msg, size_t cap)
 {
@@ -123,7 +167,7 @@ static double bandwidth_mbps(pp_state_t *st, const pp_opts_t *o, int rank,
 int main(int argc, char **argv)
 {
     pp_opts_t o = {.iters = 20000, .warmup = 2000, .bytes = 8,
-                   .msg = 65536, .msgs = 2000};
+                   .msg = 65536, .msgs = 2000, .intr_iters = 20};
     const bench_opt_t opts[] = {
         {"--iters", BENCH_OPT_LONG, &o.iters, 1, 1e8, 0, "N",
          "round trips measured (default 20000)"},
@@ -135,6 +179,11 @@ int main(int argc, char **argv)
          "bandwidth message size in bytes (default 64K)"},
         {"--msgs", BENCH_OPT_LONG, &o.msgs, 1, 1e8, 0, "N",
          "messages in the bandwidth run (default 2000)"},
+        {"--intr-gap", BENCH_OPT_LONG, &o.intr_gap, 0, 1e7, 0, "US",
+         "also measure interrupt mode, pausing US us before each round "
+         "trip (default 0: not measured)"},
+        {"--intr-iters", BENCH_OPT_LONG, &o.intr_iters, 1, 1e6, 0, "N",
+         "round trips in interrupt mode (default 20)"},
     };
     const bench_info_t info = {
         "live_pingpong", "one-way latency and bandwidth between two nodes",
@@ -154,10 +203,14 @@ int main(int argc, char **argv)
         double max_rtt;
         double lat = latency_us(&st, &o, rank, &max_rtt);
         double bw = bandwidth_mbps(&st, &o, rank, per_msg, cap);
+        double intr = o.intr_gap > 0 ? intr_rtt_us(&st, &o, rank) : 0;
         if (rank == 0) {
             printf("latency_us %.3f\nmax_rtt_us %.1f\nbandwidth_MBps %.1f\n"
                    "packets_per_msg %ld\n",
                    lat, max_rtt, bw, per_msg);
+            if (o.intr_gap > 0) {
+                printf("intr_rtt_us %.1f\n", intr);
+            }
         }
     }
     free(st.sink);

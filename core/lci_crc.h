@@ -1,4 +1,4 @@
-/* lci_crc.h - the packet CRC (CRC-32, computed by zlib). */
+/* lci_crc.h - the packet CRC (CRC-32 as zlib computes it; by ISA-L or zlib). */
 #ifndef LCI_CRC_H
 #define LCI_CRC_H
 

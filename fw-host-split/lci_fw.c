@@ -521,6 +521,16 @@ void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
     kick(ni, now);
 }
 
+/* The polling watchdog: an interrupt for the packet that reached the host
+ * at t, no sooner than the watchdog's delay after it. */
+static void watchdog_arm(lci_ni_t *ni, uint64_t t)
+{
+    ni->watchdog_armed = 1;
+    ni->watchdog_at = t;
+    lci_sim_post(t + (uint64_t)lci_prof()->watchdog_ns, LCI_EV_WATCHDOG,
+                 ni->node, 0, 0);
+}
+
 void lci_fw_host_dma_started(lci_ni_t *ni, uint64_t now, uint32_t buf,
                              uint64_t done)
 {
@@ -529,12 +539,11 @@ void lci_fw_host_dma_started(lci_ni_t *ni, uint64_t now, uint32_t buf,
     d->buf = buf;
     d->time = done;
     ni->dma_count++;
+    if (ni->watchdog_next <= ni->h_last_poll) {
+        ni->watchdog_next = done; /* the first the host has not polled for */
+    }
     if (ni->h_intr_enabled && !ni->watchdog_armed) {
-        /* The polling watchdog: an interrupt no sooner than this. */
-        ni->watchdog_armed = 1;
-        ni->watchdog_at = done;
-        lci_sim_post(done + (uint64_t)lci_prof()->watchdog_ns, LCI_EV_WATCHDOG,
-                     ni->node, 0, 0);
+        watchdog_arm(ni, done);
     }
     (void)now;
 }
@@ -551,9 +560,14 @@ void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
     lci_fw_buf_put(ni, now, buf);
 }
 
+void lci_fw_doorbell(lci_ni_t *ni, uint64_t now)
+{
+    kick(ni, now);
+}
+
 void lci_fw_on_doorbell(const lci_event_t *ev)
 {
-    kick(lci_world_ni(ev->node), ev->time);
+    lci_fw_doorbell(lci_world_ni(ev->node), ev->time);
 }
 
 void lci_fw_on_ring_update(const lci_event_t *ev)
@@ -574,8 +588,16 @@ void lci_fw_on_watchdog(const lci_event_t *ev)
 {
     lci_ni_t *ni = lci_world_ni(ev->node);
     ni->watchdog_armed = 0;
-    if (!ni->h_intr_enabled || ni->h_last_poll >= ni->watchdog_at) {
-        return; /* the host polled meanwhile: no interrupt needed */
+    if (!ni->h_intr_enabled) {
+        return;
+    }
+    if (ni->h_last_poll >= ni->watchdog_at) {
+        /* The host polled meanwhile: no interrupt for that packet.  One
+         * that came after the poll starts the watchdog over. */
+        if (ni->watchdog_next > ni->h_last_poll) {
+            watchdog_arm(ni, ni->watchdog_next);
+        }
+        return;
     }
     ni->counters.interrupts++;
     ni->ni_intr_pending = 1;

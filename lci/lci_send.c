@@ -213,6 +213,10 @@ void lci_host_post(lci_cmd_t *cmd)
     /* Written by PIO into the NI's command ring. */
     *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
     ni->h_cmd_prod++;
+    if (lci_world.live != NULL) {
+        lci_live_doorbell(); /* real time: the NI takes the command now */
+        return;
+    }
     /* The doorbell reaches the NI after the PCI latency.  It changes
      * nothing if the NI's processor is due to run by the time it could
      * start on the command anyway (it is busy until then, or has work
@@ -220,9 +224,6 @@ void lci_host_post(lci_cmd_t *cmd)
     uint64_t could_start = arrives > ni->cpu_free ? arrives : ni->cpu_free;
     if (ni->fw_sched_time > could_start) {
         lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
-    }
-    if (lci_world.live != NULL) {
-        lci_live_kick(); /* real time: the NI takes the command now */
     }
 }
 

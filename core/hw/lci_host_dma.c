@@ -28,6 +28,6 @@ void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot)
     d->ni_time = end;
     /* The full flag last: the host reads the slot only once it is set. */
     __atomic_store_n(&d->ni_full, 1, __ATOMIC_RELEASE);
-    lci_sched_wake(ni->node, end);
+    lci_sched_wake_arrival(ni->node, end);
     lci_fw_host_dma_started(ni, now, buf, end);
 }

@@ -25,9 +25,10 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
 
 /* The link hardware's part of a transmission, common to every platform:
  * stamps the link sequence, writes header and payload to pkt and sets the
- * CRC.  Returns the packet's size in bytes. */
+ * CRC (crc_on; a link that cannot damage a packet leaves it 0, and its
+ * receiver does not check it).  Returns the packet's size in bytes. */
 uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
-                      unsigned char *pkt);
+                      unsigned char *pkt, int crc_on);
 
 /* What the fault injector does to the n-th packet src puts on the wire
  * (pkt may be damaged in place): */
@@ -42,7 +43,7 @@ unsigned lci_hw_fault(const lci_wire_hdr_t *hdr, uint32_t src,
  * buffer (*buf_p, LCI_NONE if none).  Returns the lci_hw_status_t for
  * lci_fw_arrived. */
 uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
-                         uint32_t bytes, lci_wire_hdr_t *hdr_p,
+                         uint32_t bytes, int crc_on, lci_wire_hdr_t *hdr_p,
                          uint32_t *buf_p);
 
 /* Copies buffer buf into the host receive ring slot `slot` by DMA, starting

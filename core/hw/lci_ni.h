@@ -138,6 +138,8 @@ typedef struct lci_ni {
     uint32_t watchdog_armed;
     uint32_t reserved0;
     uint64_t watchdog_at; /* when the watchdog was armed */
+    uint64_t watchdog_next; /* the first packet DMAed to the host since
+                               the last poll the NI knew of then */
     uint64_t h_last_poll; /* host's last poll time (host writes) */
     uint64_t ni_intr_time; /* time of the last interrupt raised */
     uint32_t ni_intr_pending;

@@ -186,34 +186,50 @@ static void wire_put(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
     }
 }
 
-static void live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
-                          const void *payload, uint32_t buf)
+/* The bytes are on the wire: the buffer is free again, as on the sim
+ * platform when the send DMA finishes. */
+static void transmitted(lci_ni_t *ni, uint64_t now, uint32_t buf)
 {
-    lci_live_t *L = &live;
-    unsigned char *pkt = L->scratch;
-    uint32_t bytes = lci_hw_frame(ni, hdr, payload, pkt);
-    unsigned fate = 0;
-    if (L->faults) {
-        /* Each node draws its own stream of fault decisions. */
-        uint64_t n = L->packets * L->size + L->rank;
-        fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now, &L->burst_left);
-    }
-    L->packets++;
-    if (!(fate & LCI_HW_FAULT_LOST)) {
-        wire_put(L, hdr->dst, pkt, bytes);
-        if (fate & LCI_HW_FAULT_TWICE) {
-            __atomic_fetch_add(&lci_seg()->faults_injected, 1,
-                               __ATOMIC_RELAXED);
-            wire_put(L, hdr->dst, pkt, bytes);
-        }
-    }
-    /* The bytes are on the wire: the buffer is free again, as on the sim
-     * platform when the send DMA finishes. */
     if (buf != LCI_NONE && buf < ni->nsend) {
         lci_fw_send_buf_release(ni, buf, now);
     } else if (buf != LCI_NONE) {
         lci_live_post(now, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
+}
+
+static void live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                          const void *payload, uint32_t buf)
+{
+    lci_live_t *L = &live;
+    uint32_t dst = hdr->dst;
+    L->packets++;
+    if (!L->faults && L->wire->reserve != NULL && L->bl[dst].head == NULL) {
+        /* The fast path: framed straight into the wire's slot. */
+        unsigned char *slot = L->wire->reserve(L, dst, sizeof *hdr + hdr->len);
+        if (slot != NULL) {
+            L->wire->commit(L, dst,
+                            lci_hw_frame(ni, hdr, payload, slot, L->crc_on));
+            transmitted(ni, now, buf);
+            return;
+        }
+    }
+    unsigned char *pkt = L->scratch;
+    uint32_t bytes = lci_hw_frame(ni, hdr, payload, pkt, L->crc_on);
+    unsigned fate = 0;
+    if (L->faults) {
+        /* Each node draws its own stream of fault decisions. */
+        uint64_t n = (L->packets - 1) * L->size + L->rank;
+        fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now, &L->burst_left);
+    }
+    if (!(fate & LCI_HW_FAULT_LOST)) {
+        wire_put(L, dst, pkt, bytes);
+        if (fate & LCI_HW_FAULT_TWICE) {
+            __atomic_fetch_add(&lci_seg()->faults_injected, 1,
+                               __ATOMIC_RELAXED);
+            wire_put(L, dst, pkt, bytes);
+        }
+    }
+    transmitted(ni, now, buf);
 }
 
 /* Reads the clock for this pass.  Real time has passed: the NI processor
@@ -246,7 +262,8 @@ static void live_receive(lci_live_t *L, const unsigned char *pkt,
     if (!L->fresh) {
         clock_read(L); /* the arrival time */
     }
-    uint32_t status = lci_hw_rx_frame(ni, L->now, pkt, bytes, &hdr, &buf);
+    uint32_t status =
+        lci_hw_rx_frame(ni, L->now, pkt, bytes, L->crc_on, &hdr, &buf);
     ni->counters.pkts_recv++;
     L->last_rx = L->now;
     lci_fw_arrived(ni, L->now, &hdr, buf, status, src);
@@ -286,6 +303,24 @@ int lci_live_progress(void)
     return did;
 }
 
+void lci_live_doorbell(void)
+{
+    lci_live_t *L = &live;
+    lci_ni_t *ni = lci_world_ni(L->rank);
+    if (L->nic_thread || L->in_progress) {
+        lci_live_post(L->now, LCI_EV_DOORBELL, L->rank, 0, 0);
+        lci_live_kick();
+        return;
+    }
+    L->in_progress = 1;
+    lci_fw_doorbell(ni, L->now);
+    L->in_progress = 0;
+    lci_fw_fault_check(L->rank);
+    if (lci_live_next_event() <= L->now) {
+        lci_live_progress(); /* the firmware was due anyway: it runs now */
+    }
+}
+
 int lci_live_progress_fresh(void)
 {
     live.stale_passes = 8; /* this pass reads the clock */
@@ -313,6 +348,7 @@ lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
     const lci_fault_config_t *f = &s->cfg.fault;
     L->faults = f->drop > 0 || f->corrupt > 0 || f->dup > 0 || f->burst > 0 ||
                 f->drop_nth > 0 || f->linkdown.dur > 0;
+    L->crc_on = L->wire->may_damage || f->corrupt > 0;
     L->scratch = malloc(s->cfg.packet_size + 64);
     L->bl = calloc(L->size, sizeof *L->bl);
     if (L->scratch == NULL || L->bl == NULL) {

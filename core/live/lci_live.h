@@ -53,6 +53,7 @@ int lci_live_can_run_now(uint64_t t);
 void lci_live_sync(uint32_t self);
 int lci_live_wait(uint32_t self, lci_host_status_t how);
 void lci_live_wake(uint32_t node, uint64_t time);
+void lci_live_wake_arrival(uint32_t node, uint64_t time);
 void lci_live_exit(uint32_t self);
 void lci_live_start(uint32_t self);
 void lci_live_on_fail(int node, const char *msg);
@@ -60,6 +61,9 @@ void lci_live_on_fail(int node, const char *msg);
 /* The host posted work for its NI: run it now (inline) or wake the NIC
  * thread. */
 void lci_live_kick(void);
+/* The host posted a command: the NI takes it now (inline, the firmware
+ * runs at once, without a trip through the event queue). */
+void lci_live_doorbell(void);
 
 /* The host enters and leaves LCI (the NIC thread runs the firmware only
  * while the host is outside). */

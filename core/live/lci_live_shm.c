@@ -70,6 +70,30 @@ static int shm_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
     return 0;
 }
 
+static unsigned char *shm_reserve(lci_live_t *L, uint32_t dst, uint32_t bytes)
+{
+    lci_fabric_t *f = L->fabric;
+    shm_ring_t *r = ring(f, L->rank, dst);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (t - atomic_load_explicit(&r->head, memory_order_acquire) >= f->nslots ||
+        bytes + 8 > f->slot_bytes ||
+        atomic_load_explicit(&lci_fabric_node(f, dst)->dead,
+                             memory_order_relaxed)) {
+        return NULL; /* shm_send decides */
+    }
+    return slot(f, r, t) + 8;
+}
+
+static void shm_commit(lci_live_t *L, uint32_t dst, uint32_t bytes)
+{
+    lci_fabric_t *f = L->fabric;
+    shm_ring_t *r = ring(f, L->rank, dst);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    memcpy(slot(f, r, t), &bytes, 4);
+    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+    lci_live_fabric_wake(L, dst);
+}
+
 static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
 {
     lci_fabric_t *f = L->fabric;
@@ -115,8 +139,11 @@ static void shm_kick(lci_live_t *L)
 
 const lci_live_wire_ops_t lci_live_wire_shm = {
     .name = "shm",
+    .may_damage = 0, /* memory does not flip bits on the way */
     .open = shm_open,
     .send = shm_send,
+    .reserve = shm_reserve,
+    .commit = shm_commit,
     .poll = shm_poll,
     .block = shm_block,
     .kick = shm_kick,

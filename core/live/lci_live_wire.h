@@ -66,10 +66,19 @@ typedef void (*lci_live_rx_func_t)(struct lci_live *L,
 
 typedef struct {
     const char *name;
+    /* Whether the wire itself can damage a packet: only then does the link
+     * hardware compute and check the CRC (and when faults damage one). */
+    int may_damage;
     lci_status_t (*open)(struct lci_live *L, char *err, size_t errlen);
     /* Sends one packet; 0, or -1 if the wire cannot take it now. */
     int (*send)(struct lci_live *L, uint32_t dst, const unsigned char *pkt,
                 uint32_t bytes);
+    /* Optional: room for a packet of up to bytes bytes on the wire to dst,
+     * for the link hardware to frame it in place (NULL: no room now, or
+     * nobody there; then it goes through send).  commit sends it. */
+    unsigned char *(*reserve)(struct lci_live *L, uint32_t dst,
+                              uint32_t bytes);
+    void (*commit)(struct lci_live *L, uint32_t dst, uint32_t bytes);
     /* Hands every packet that has arrived to rx; returns how many. */
     unsigned (*poll)(struct lci_live *L, lci_live_rx_func_t rx);
     /* Blocks until a packet may have arrived, a kick came, or timeout_ns
@@ -116,6 +125,7 @@ typedef struct lci_live {
     /* the link: fault injection and back-pressure */
     uint64_t packets, burst_left;
     int faults;
+    int crc_on;                   /* the link computes and checks CRCs */
     lci_live_backlog_queue_t *bl; /* per destination */
     uint64_t backlog;             /* packets in all of them */
     unsigned char *scratch;

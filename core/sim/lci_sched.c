@@ -371,6 +371,15 @@ void lci_sched_wake(uint32_t node, uint64_t time)
     }
 }
 
+void lci_sched_wake_arrival(uint32_t node, uint64_t time)
+{
+    if (lci_world.live != NULL) {
+        lci_live_wake_arrival(node, time);
+        return;
+    }
+    lci_sched_wake(node, time);
+}
+
 void lci_sched_on_host_wake(const lci_event_t *ev)
 {
     lci_sched_wake(ev->node, ev->time);

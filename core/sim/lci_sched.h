@@ -67,6 +67,12 @@ void lci_sched_on_host_wake(const lci_event_t *ev);
 /* From event handlers: the host of node may have something to see at time. */
 void lci_sched_wake(uint32_t node, uint64_t time);
 
+/* The same for a packet the NI put in the host's receive ring: it wakes a
+ * host that waits by polling.  On the live platform a host that sleeps
+ * with interrupts on is not polling, and only the NI's interrupt (after
+ * the polling watchdog) wakes it. */
+void lci_sched_wake_arrival(uint32_t node, uint64_t time);
+
 /* The calling host has finished: drain what must be drained, pass the turn
  * on, never to take it again. */
 void lci_sched_exit(uint32_t self);

@@ -21,7 +21,7 @@
 #include "lci_profile.h"
 
 #define LCI_SEG_MAGIC 0x4c4349534547ULL /* "LCISEG" */
-#define LCI_SEG_VERSION 1
+#define LCI_SEG_VERSION 2
 #define LCI_TIME_INF UINT64_MAX
 
 /* Exit status of a node process that stops because the run was stopped. */
@@ -64,7 +64,13 @@ typedef struct {
     uint64_t delivered;   /* packets handed to the upcall */
     uint32_t died;        /* killed by fault injection (die=N@T) */
     uint32_t reserved_died;
+    /* One cache line per host: on the live platform each node process
+     * writes its own clock all the time, and a line shared with a
+     * neighbour would bounce between their cores. */
+    char pad[8];
 } lci_host_shared_t;
+_Static_assert(sizeof(lci_host_shared_t) == 64,
+               "lci_host_shared_t fills one cache line");
 
 typedef struct {
     uint64_t magic;

@@ -88,6 +88,68 @@ static void test_64_nodes_inline_shm_alltoall_delivers_everything(void)
     run_ok("inline", "shm", "rxno-mni", "64", ALLTOALL, "5", NULL);
 }
 
+/* ---- interrupt mode ------------------------------------------------------ */
+
+/* The interrupts node k took, from lci-run --stats (the "intr" column of
+ * its row); -1 if there is no such row. */
+static long stats_interrupts(const char *err, int k)
+{
+    const char *head = strstr(err, " intr ");
+    const char *table = head ? strstr(err, " node ") : NULL;
+    if (table == NULL) {
+        return -1;
+    }
+    int col = 0; /* "intr" is the col-th word of the header */
+    for (const char *p = table; p < head; p++) {
+        if (p[0] == ' ' && p[1] != ' ') {
+            col++;
+        }
+    }
+    for (const char *line = strchr(table, '\n'); line != NULL;
+         line = strchr(line + 1, '\n')) {
+        long v[32];
+        int n = 0, used = 0;
+        const char *p = line + 1;
+        while (n < 32 && sscanf(p, "%ld%n", &v[n], &used) == 1) {
+            p += used;
+            n++;
+            if (*p != ' ') {
+                break;
+            }
+        }
+        if (n > col && v[0] == k) {
+            return v[col];
+        }
+    }
+    return -1;
+}
+
+/* A receiver asleep with interrupts on polls no more: the packet's arrival
+ * does not wake it, the NI's polling watchdog does (70 us after the packet
+ * reached the host in the default profile).  So no round trip to it is
+ * shorter than the watchdog delay, and each one costs it an interrupt. */
+static void run_interrupt_wakeup(const char *nic)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", "--platform", "live", "--nic", nic, "--stats",
+            e2e_prog_path("bench/live_pingpong"), "--iters", "10", "--warmup",
+            "0", "--msgs", "1", "--intr-gap", "5000", "--intr-iters", "5",
+            NULL);
+    e2e_expect_success(&r);
+    const char *at = strstr(r.out, "intr_rtt_us ");
+    double rtt = at ? strtod(at + 12, NULL) : 0.0;
+    CU_ASSERT(rtt >= 70.0);
+    CU_ASSERT(stats_interrupts(r.err, 1) >= 3);
+    CU_ASSERT(stats_interrupts(r.err, 0) == 0); /* it never enabled them */
+    e2e_run_free(&r);
+}
+
+static void test_sleeping_host_in_interrupt_mode_wakes_by_the_watchdog(void)
+{
+    run_interrupt_wakeup("inline");
+    run_interrupt_wakeup("thread");
+}
+
 /* ---- faults injected on the live wire ---------------------------------- */
 
 static const char *const retransmitting[] = {"rxni-mni", "rxni-mh", "rxh-mh"};
@@ -257,6 +319,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(inline_udp_rxh_mh_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(sleeping_host_in_interrupt_mode_wakes_by_the_watchdog),
     PPS_TEST(shm_with_drops_dups_and_damage_retransmitting_decomps_deliver),
     PPS_TEST(udp_with_drops_dups_and_damage_retransmitting_decomps_deliver),
     PPS_TEST(rxno_over_lossy_shm_fails_loudly),
