@@ -21,14 +21,49 @@
 #define LCI_TW_LIST_IDLE    UINT32_MAX
 #define LCI_TW_LIST_OVERDUE (UINT32_MAX - 1)
 
+/* The bitmap of slots whose list is not empty. */
+static uint64_t *lci_tw_occupied(lci_timer_wheel_t *w)
+{
+    return (uint64_t *)(void *)(w->entries + w->ntimers);
+}
+
+static const uint64_t *lci_tw_occupied_const(const lci_timer_wheel_t *w)
+{
+    return (const uint64_t *)(const void *)(w->entries + w->ntimers);
+}
+
+static uint32_t lci_tw_words(const lci_timer_wheel_t *w)
+{
+    return (w->nslots + 63) / 64;
+}
+
 static uint32_t *lci_tw_heads(lci_timer_wheel_t *w)
 {
-    return (uint32_t *)(void *)(w->entries + w->ntimers);
+    return (uint32_t *)(void *)(lci_tw_occupied(w) + lci_tw_words(w));
 }
 
 static const uint32_t *lci_tw_heads_const(const lci_timer_wheel_t *w)
 {
-    return (const uint32_t *)(const void *)(w->entries + w->ntimers);
+    return (const uint32_t *)(const void *)(lci_tw_occupied_const(w) +
+                                            lci_tw_words(w));
+}
+
+/* The first occupied slot from slot s on, or nslots if there is none. */
+static uint32_t lci_tw_next_occupied(const lci_timer_wheel_t *w, uint32_t s)
+{
+    const uint64_t *bits = lci_tw_occupied_const(w);
+
+    for (uint32_t i = s / 64; i < lci_tw_words(w); i++) {
+        uint64_t word = bits[i];
+
+        if (i == s / 64) {
+            word &= ~0ull << (s % 64); /* the slots before s do not count */
+        }
+        if (word != 0) {
+            return i * 64 + (uint32_t)__builtin_ctzll(word);
+        }
+    }
+    return w->nslots;
 }
 
 /* Is (ea, ia) strictly before (eb, ib)? */
@@ -68,6 +103,9 @@ static void lci_tw_unlink(lci_timer_wheel_t *w, uint32_t id)
         w->entries[e->prev].next = e->next;
     } else {
         *lci_tw_list_head(w, e->list) = e->next;
+        if (e->next == LCI_TW_NIL && e->list != LCI_TW_LIST_OVERDUE) {
+            lci_tw_occupied(w)[e->list / 64] &= ~(1ull << (e->list % 64));
+        }
     }
     if (e->next != LCI_TW_NIL) {
         w->entries[e->next].prev = e->prev;
@@ -76,6 +114,9 @@ static void lci_tw_unlink(lci_timer_wheel_t *w, uint32_t id)
     e->prev = LCI_TW_NIL;
     e->list = LCI_TW_LIST_IDLE;
     w->nrunning--;
+    if (e->expiry_ns == w->next_expiry) {
+        w->next_known = 0; /* it may have been the earliest */
+    }
 }
 
 /* Inserts id into list, keeping it sorted by (expiry, id). */
@@ -95,6 +136,9 @@ static void lci_tw_insert(lci_timer_wheel_t *w, uint32_t list, uint32_t id)
     e->list = list;
     if (prev == LCI_TW_NIL) {
         *headp = id;
+        if (list != LCI_TW_LIST_OVERDUE) {
+            lci_tw_occupied(w)[list / 64] |= 1ull << (list % 64);
+        }
     } else {
         w->entries[prev].next = id;
     }
@@ -102,6 +146,9 @@ static void lci_tw_insert(lci_timer_wheel_t *w, uint32_t list, uint32_t id)
         w->entries[cur].prev = id;
     }
     w->nrunning++;
+    if (e->expiry_ns < w->next_expiry) {
+        w->next_expiry = e->expiry_ns; /* stays known if it was */
+    }
 }
 
 static uint64_t lci_tw_tick_of(const lci_timer_wheel_t *w, uint32_t id)
@@ -115,13 +162,12 @@ static uint64_t lci_tw_next_wheel_tick(const lci_timer_wheel_t *w)
     const uint32_t *heads = lci_tw_heads_const(w);
     uint64_t best = UINT64_MAX;
 
-    for (uint32_t s = 0; s < w->nslots; s++) {
-        if (heads[s] != LCI_TW_NIL) {
-            uint64_t t = lci_tw_tick_of(w, heads[s]);
+    for (uint32_t s = lci_tw_next_occupied(w, 0); s < w->nslots;
+         s = lci_tw_next_occupied(w, s + 1)) {
+        uint64_t t = lci_tw_tick_of(w, heads[s]);
 
-            if (t < best) {
-                best = t;
-            }
+        if (t < best) {
+            best = t;
         }
     }
     return best;
@@ -153,8 +199,9 @@ lci_status_t lci_timer_wheel_init(lci_timer_wheel_t *wheel, unsigned ntimers,
     wheel->overdue_head = LCI_TW_NIL;
     wheel->in_advance = 0;
     wheel->has_last = 0;
-    wheel->reserved[0] = 0;
-    wheel->reserved[1] = 0;
+    wheel->next_known = 1; /* no timer: UINT64_MAX */
+    wheel->reserved = 0;
+    wheel->next_expiry = UINT64_MAX;
     for (uint32_t i = 0; i < ntimers; i++) {
         wheel->entries[i] = (lci_timer_wheel_entry_t){
             .expiry_ns = 0,
@@ -168,6 +215,9 @@ lci_status_t lci_timer_wheel_init(lci_timer_wheel_t *wheel, unsigned ntimers,
 
     for (uint32_t s = 0; s < nslots; s++) {
         heads[s] = LCI_TW_NIL;
+    }
+    for (uint32_t i = 0; i < lci_tw_words(wheel); i++) {
+        lci_tw_occupied(wheel)[i] = 0;
     }
     return LCI_OK;
 }
@@ -321,10 +371,13 @@ unsigned lci_timer_wheel_advance(lci_timer_wheel_t *wheel, uint64_t now_ns,
     return fired;
 }
 
-uint64_t lci_timer_wheel_next_expiry(const lci_timer_wheel_t *wheel)
+uint64_t lci_timer_wheel_next_expiry(lci_timer_wheel_t *wheel)
 {
-    if (wheel == NULL || wheel->nrunning == 0) {
+    if (wheel == NULL) {
         return UINT64_MAX;
+    }
+    if (wheel->next_known) {
+        return wheel->next_expiry;
     }
     const uint32_t *heads = lci_tw_heads_const(wheel);
     uint64_t best = UINT64_MAX;
@@ -332,11 +385,13 @@ uint64_t lci_timer_wheel_next_expiry(const lci_timer_wheel_t *wheel)
     if (wheel->overdue_head != LCI_TW_NIL) {
         best = wheel->entries[wheel->overdue_head].expiry_ns;
     }
-    for (uint32_t s = 0; s < wheel->nslots; s++) {
-        if (heads[s] != LCI_TW_NIL &&
-            wheel->entries[heads[s]].expiry_ns < best) {
+    for (uint32_t s = lci_tw_next_occupied(wheel, 0); s < wheel->nslots;
+         s = lci_tw_next_occupied(wheel, s + 1)) {
+        if (wheel->entries[heads[s]].expiry_ns < best) {
             best = wheel->entries[heads[s]].expiry_ns;
         }
     }
+    wheel->next_expiry = best;
+    wheel->next_known = 1;
     return best;
 }

@@ -32,8 +32,11 @@
  *
  * Cost: start is O(timers in the slot); advance walks the slots tick by tick
  * and jumps over empty stretches longer than one rotation, so long idle
- * periods and expiries many rotations away are cheap.  next_expiry is
- * O(nslots).
+ * periods and expiries many rotations away are cheap.  next_expiry is O(1)
+ * while the earliest timer stays (it is remembered, and forgotten only
+ * when that timer stops or fires); after that it looks at the occupied
+ * slots only (a bitmap of them: nslots / 64 words, and one slot head per
+ * running timer at most).
  */
 #ifndef LCI_TIMER_WHEEL_H
 #define LCI_TIMER_WHEEL_H
@@ -71,8 +74,11 @@ typedef struct {
     uint32_t overdue_head; /* timers due before cur_tick, sorted */
     uint8_t in_advance;
     uint8_t has_last;
-    uint8_t reserved[2];
-    /* ntimers entries, then nslots uint32_t list heads */
+    uint8_t next_known;   /* next_expiry below is the earliest expiry */
+    uint8_t reserved;
+    uint64_t next_expiry; /* remembered by lci_timer_wheel_next_expiry */
+    /* ntimers entries, then the bitmap of occupied slots (nslots bits in
+     * uint64_t words), then nslots uint32_t list heads */
     lci_timer_wheel_entry_t entries[];
 } lci_timer_wheel_t;
 
@@ -81,6 +87,7 @@ typedef struct {
 #define LCI_TIMER_WHEEL_SIZE(ntimers, nslots)                                  \
     (sizeof(lci_timer_wheel_t) +                                               \
      (size_t)(ntimers) * sizeof(lci_timer_wheel_entry_t) +                     \
+     ((size_t)(nslots) + 63) / 64 * sizeof(uint64_t) +                         \
      (size_t)(nslots) * sizeof(uint32_t))
 
 /* The same as a function; 0 if a count is out of range. */
@@ -112,7 +119,8 @@ unsigned lci_timer_wheel_count(const lci_timer_wheel_t *wheel);
 unsigned lci_timer_wheel_advance(lci_timer_wheel_t *wheel, uint64_t now_ns,
                                  lci_timer_wheel_func_t func, void *arg);
 
-/* Earliest expiry of any running timer, or UINT64_MAX if none. */
-uint64_t lci_timer_wheel_next_expiry(const lci_timer_wheel_t *wheel);
+/* Earliest expiry of any running timer, or UINT64_MAX if none.  (Not
+ * const: the wheel remembers the answer.) */
+uint64_t lci_timer_wheel_next_expiry(lci_timer_wheel_t *wheel);
 
 #endif

@@ -285,6 +285,39 @@ static void timer_wheel_next_expiry_reports_the_earliest_timer(void)
     free(w);
 }
 
+/* The remembered earliest expiry stays right through any mix of starts,
+ * re-arms, cancels and advances: checked against the minimum over all
+ * timers after every step. */
+static void timer_wheel_next_expiry_matches_the_minimum_at_every_step(void)
+{
+    enum { NT = 24 };
+    lci_timer_wheel_t *w = wheel_new(NT, 8, 50);
+    uint64_t seed = 12345, now = 0;
+
+    for (int step = 0; step < 20000; step++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned id = (unsigned)(seed >> 33) % NT;
+        unsigned op = (unsigned)(seed >> 20) % 4;
+
+        if (op < 2) {
+            uint64_t at = now + (seed >> 40) % 3000;
+            CU_ASSERT_EQUAL_FATAL(lci_timer_wheel_start(w, id, at), LCI_OK);
+        } else if (op == 2) {
+            lci_timer_wheel_cancel(w, id);
+        } else {
+            now += (seed >> 45) % 400;
+            lci_timer_wheel_advance(w, now, NULL, NULL);
+        }
+        uint64_t min = UINT64_MAX;
+        for (unsigned t = 0; t < NT; t++) {
+            uint64_t e = lci_timer_wheel_expiry(w, t);
+            min = e < min ? e : min;
+        }
+        CU_ASSERT_EQUAL_FATAL(lci_timer_wheel_next_expiry(w), min);
+    }
+    free(w);
+}
+
 static void timer_wheel_past_expiry_fires_first_at_next_advance(void)
 {
     lci_timer_wheel_t *w = wheel_new(8, 4, 100);
@@ -638,6 +671,8 @@ int main(void)
          timer_wheel_large_jump_fires_everything_in_order},
         {"timer_wheel_next_expiry_reports_the_earliest_timer",
          timer_wheel_next_expiry_reports_the_earliest_timer},
+        {"timer_wheel_next_expiry_matches_the_minimum_at_every_step",
+         timer_wheel_next_expiry_matches_the_minimum_at_every_step},
         {"timer_wheel_past_expiry_fires_first_at_next_advance",
          timer_wheel_past_expiry_fires_first_at_next_advance},
         {"timer_wheel_callback_rearm_fires_again_in_same_advance_if_due",
