@@ -19,7 +19,8 @@
  *              median round trip is printed as "intr_rtt_us".
  *
  * Otherwise polls with lci_poll() (busy polling, no interrupts).  Rank 0
- * prints "latency_us X", "max_rtt_us M", "bandwidth_MBps Y" and
+ * prints "latency_us X", "max_rtt_us M", "long_rtts" (the round trips
+ * over 1 ms, grouped: "95x5.0ms 2x10.0ms"), "bandwidth_MBps Y" and
  * "packets_per_msg Z".
  */
 #ifdef HAVE_CONFIG_H
@@ -66,8 +67,30 @@ static void wait_for(pp_state_t *st, long count)
     }
 }
 
+/* Prints the round trips over 1 ms (stalls: a lost packet costs one of
+ * about the retransmission timeout) as "long_rtts" and COUNTxMS groups,
+ * to 0.5 ms, longest last; rtt[n] is sorted. */
+static void print_stalls(const double *rtt, long n)
+{
+    printf("long_rtts");
+    long i = 0;
+    while (i < n && rtt[i] <= 1e-3) {
+        i++;
+    }
+    while (i < n) {
+        double ms = (double)(long)(rtt[i] * 2e3 + 0.5) / 2;
+        long count = 0;
+        for (; i < n && (double)(long)(rtt[i] * 2e3 + 0.5) / 2 == ms; i++) {
+            count++;
+        }
+        printf(" %ldx%.1fms", count, ms);
+    }
+    printf("\n");
+}
+
 /* Half the median round trip in us; *max_p gets the longest round trip
- * (a lost packet shows up there, as a stall of about the timeout). */
+ * (a lost packet shows up there, as a stall of about the timeout).  Rank
+ * 0 prints the stalls. */
 static double latency_us(pp_state_t *st, const pp_opts_t *o, int rank,
                          double *max_p)
 {
@@ -92,6 +115,9 @@ static double latency_us(pp_state_t *st, const pp_opts_t *o, int rank,
     }
     double median = live_median(rtt, o->iters);
     *max_p = rtt[o->iters - 1] * 1e6; /* sorted by live_median */
+    if (rank == 0) {
+        print_stalls(rtt, o->iters);
+    }
     free(rtt);
     return median / 2 * 1e6;
 }

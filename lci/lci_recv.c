@@ -271,9 +271,13 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
         lci_host.hs->clock = next < tn ? next : tn;
         lci_sched_sync(lci_host.rank);
     } else {
-        if (tn != LCI_TIME_INF) {
+        if (tn != LCI_TIME_INF &&
+            (lci_world.live == NULL || how != LCI_HOST_IDLE)) {
             /* The NI's clock interrupt backs up the soft timers of a host
-             * that waits: it wakes the host when the timer is due. */
+             * that waits: it wakes the host when the timer is due.  (A
+             * live host that spins returns from its wait at once and
+             * polls its timers on the next call: an event per poll would
+             * pile up.) */
             uint64_t d = (uint64_t)lci_host.prof->host_doorbell_ns;
             lci_sim_post(tn > now + d ? tn : now + d, LCI_EV_HOST_WAKE,
                          lci_host.rank, 0, 0);

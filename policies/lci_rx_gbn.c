@@ -16,7 +16,9 @@
  * after W/2 arrivals, at once on an ack request or a duplicate, or when
  * the per-sender delayed-ack timer expires.  A data packet the NI had no
  * buffer for is dropped and a NACK is owed, sent when a buffer frees up so
- * the sender need not wait for its timeout.
+ * the sender need not wait for its timeout.  The first packet beyond a gap
+ * (one before it was lost or damaged) draws a NACK at once, one per gap:
+ * the sender goes back without waiting for its timeout either.
  *
  * State layout (state_size() bytes, no pointers, so it may live in a
  * segment mapped at different addresses):
@@ -68,7 +70,8 @@ typedef struct {
     uint16_t unacked;    /* arrivals since an ack last went to the peer */
     uint8_t ack_on;      /* delayed-ack timer running */
     uint8_t nack_owed;   /* dropped a packet for lack of a buffer */
-    uint16_t reserved;
+    uint8_t gap_nacked;  /* NACKed the gap before expected already */
+    uint8_t reserved;
 } gbn_peer_t;
 
 typedef struct {
@@ -462,8 +465,9 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
         return 0;
     }
     if (hdr->type == LCI_PKT_NACK) {
-        /* The receiver dropped for lack of buffers and has some again:
-         * resend from the first unacknowledged packet now. */
+        /* The receiver missed a packet (it had no buffer, and has some
+         * again; or it saw a gap): resend from the first unacknowledged
+         * packet now. */
         if (!pr->down) {
             go_back(st, env, pi);
         }
@@ -478,6 +482,7 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
     int32_t d = lci_seq_diff(pr->expected, hdr->seq);
     if (d == 0) {
         pr->expected = lci_seq_add(pr->expected, 1);
+        pr->gap_nacked = 0;
         note_arrival(st, env, pi, hdr->flags & LCI_HF_ACKREQ);
         return 1;
     }
@@ -485,8 +490,12 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
     if (d < 0) {
         /* A duplicate: the sender missed our ack, so tell it at once. */
         send_control(st, env, pi, LCI_PKT_CREDIT);
+    } else if (!pr->gap_nacked) {
+        /* Beyond a gap: the packet expected was lost.  Say so once; the
+         * packets behind this one are resent anyway. */
+        pr->gap_nacked = 1;
+        send_control(st, env, pi, LCI_PKT_NACK);
     } else {
-        /* Beyond a gap: the ack goes out by the usual rules. */
         note_arrival(st, env, pi, hdr->flags & LCI_HF_ACKREQ);
     }
     return 0;

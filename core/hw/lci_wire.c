@@ -214,7 +214,11 @@ uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
         }
     }
     /* The wire DMA stores the packet in a free receive buffer, if the NI
-     * has one; control packets need none. */
+     * has one; control packets need none.  An intact packet is stored
+     * whatever its link sequence says: a gap before it or a repetition is
+     * for the protocol to judge (RX_no stops the run; go-back-N has its
+     * own sequence numbers, and the packet after a loss may be just the
+     * retransmission it waits for). */
     uint32_t buf = LCI_NONE;
     /* With reliability on the host, acknowledgements go up as well. */
     int wants_buffer = !lci_pkt_is_control(hdr.type) ||
@@ -224,7 +228,7 @@ uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
         wants_buffer = 0; /* starved of receive buffers */
         count_fault();
     }
-    if (status == LCI_HW_OK && wants_buffer) {
+    if (status != LCI_HW_CRC && wants_buffer) {
         buf = lci_ni_stack_pop(ni, &ni->recv_free);
         if (buf != LCI_NONE) {
             memcpy(lci_ni_buf(ni, buf), pkt, sizeof hdr + hdr.len);

@@ -10,6 +10,7 @@
 #include "lci_config.h"
 #include "lci_decomp.h"
 #include "lci_fw.h"
+#include "lci_hw.h"
 #include "lci_ni.h"
 #include "lci_options.h"
 #include "lci_place.h"
@@ -283,9 +284,50 @@ static void any_hardware_fault_stops_rx_no_and_delivers_nothing(void)
     free(world_mem);
 }
 
+/* The receiving link hardware stores an intact packet in a receive buffer
+ * whatever its link sequence says (the packet after a loss may be just
+ * the retransmission a go-back-N receiver waits for), and a damaged one
+ * never. */
+static void link_stores_intact_packets_after_a_gap_never_damaged_ones(void)
+{
+    lci_ni_t *ni = two_node_world(8), *from = lci_world_ni(1);
+    static const char payload[8] = "payload";
+    unsigned char pkt[256];
+    lci_wire_hdr_t h, got;
+    uint32_t buf;
+    memset(&h, 0, sizeof h);
+    h.type = LCI_PKT_DATA;
+    h.len = sizeof payload;
+    h.dst = 0;
+    h.hop_src = 1;
+    uint32_t bytes = lci_hw_frame(from, &h, payload, pkt, 1);
+    CU_ASSERT_EQUAL(lci_hw_rx_frame(ni, 0, pkt, bytes, 1, &got, &buf),
+                    LCI_HW_OK);
+    CU_ASSERT_NOT_EQUAL(buf, LCI_NONE);
+    lci_hw_frame(from, &h, payload, pkt, 1); /* lost on the way */
+    bytes = lci_hw_frame(from, &h, payload, pkt, 1);
+    CU_ASSERT_EQUAL(lci_hw_rx_frame(ni, 0, pkt, bytes, 1, &got, &buf),
+                    LCI_HW_SEQ_GAP);
+    CU_ASSERT_NOT_EQUAL_FATAL(buf, LCI_NONE);
+    CU_ASSERT_EQUAL(memcmp(lci_ni_buf(ni, buf) + sizeof h, payload,
+                           sizeof payload),
+                    0);
+    CU_ASSERT_EQUAL(lci_hw_rx_frame(ni, 0, pkt, bytes, 1, &got, &buf),
+                    LCI_HW_SEQ_DUP); /* the same bytes again */
+    CU_ASSERT_NOT_EQUAL(buf, LCI_NONE);
+    bytes = lci_hw_frame(from, &h, payload, pkt, 1);
+    pkt[bytes - 1] ^= 0x10; /* damaged */
+    CU_ASSERT_EQUAL(lci_hw_rx_frame(ni, 0, pkt, bytes, 1, &got, &buf),
+                    LCI_HW_CRC);
+    CU_ASSERT_EQUAL(buf, LCI_NONE);
+    free(world_mem);
+}
+
 int main(void)
 {
     static const lci_unit_test_t tests[] = {
+        {"link_stores_intact_packets_after_a_gap_never_damaged_ones",
+         link_stores_intact_packets_after_a_gap_never_damaged_ones},
         {"table3_configurations_fit_in_one_mib_of_sram",
          table3_configurations_fit_in_one_mib_of_sram},
         {"sram_too_small_is_a_config_error_with_the_numbers",

@@ -445,7 +445,9 @@ static void malformed_headers_are_dropped(void)
     mock_teardown();
 }
 
-static void crc_damaged_packet_is_dropped_and_resent(void)
+/* The packet after the damaged one shows the gap: one NACK, and the
+ * sender goes back at once instead of at its timeout. */
+static void crc_damaged_packet_is_resent_on_the_nack_of_the_gap(void)
 {
     lci_rx_params_t p = params(2, 8, 16, 100 * US, 30 * US, 3);
     mock_setup(2, &p, 2 * US, 1);
@@ -455,8 +457,10 @@ static void crc_damaged_packet_is_dropped_and_resent(void)
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 5);
     CU_ASSERT_EQUAL(W.node[B].ctr.drops_crc, 1);
     CU_ASSERT_EQUAL(W.node[B].ctr.drops_seq, 3); /* 2, 3, 4 behind the gap */
-    CU_ASSERT_EQUAL(W.node[A].rto_fires, 1);
+    CU_ASSERT_EQUAL(W.node[B].ctr.pkts_sent_nack, 1); /* one per gap */
+    CU_ASSERT_EQUAL(W.node[A].rto_fires, 0);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 4); /* go back to 1 */
+    CU_ASSERT(W.last_deliver_at < p.rto_ns);
     check_clean();
     mock_teardown();
 }
@@ -602,7 +606,7 @@ static const lci_unit_test_t tests[] = {
     TEST(duplicate_and_stale_acks_change_nothing),
     TEST(hw_seq_gap_and_dup_statuses_are_ignored),
     TEST(malformed_headers_are_dropped),
-    TEST(crc_damaged_packet_is_dropped_and_resent),
+    TEST(crc_damaged_packet_is_resent_on_the_nack_of_the_gap),
     TEST(nack_recovers_without_waiting_for_the_timeout),
     TEST(nack_serves_every_starved_sender),
     TEST(cut_link_returns_packets_to_sender_in_order),
