@@ -560,14 +560,9 @@ void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
     lci_fw_buf_put(ni, now, buf);
 }
 
-void lci_fw_doorbell(lci_ni_t *ni, uint64_t now)
-{
-    kick(ni, now);
-}
-
 void lci_fw_on_doorbell(const lci_event_t *ev)
 {
-    lci_fw_doorbell(lci_world_ni(ev->node), ev->time);
+    kick(lci_world_ni(ev->node), ev->time);
 }
 
 void lci_fw_on_ring_update(const lci_event_t *ev)

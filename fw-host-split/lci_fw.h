@@ -27,9 +27,6 @@ void lci_fw_send_buf_release(lci_ni_t *ni, uint32_t buf, uint64_t when);
 void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf);
 /* Drops one reference to buf; frees it when none is left. */
 void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf);
-/* The host's doorbell reached the NI at now (what LCI_EV_DOORBELL does,
- * without the event: the live platform rings it directly). */
-void lci_fw_doorbell(lci_ni_t *ni, uint64_t now);
 
 /* ---- event handlers ---- */
 void lci_fw_on_run(const lci_event_t *ev);

@@ -157,6 +157,10 @@ void lci_host_leave(void)
 
 void lci_host_post_ni(uint16_t type, uint32_t a)
 {
+    if (lci_world.live != NULL) {
+        lci_live_host_event(type, a);
+        return;
+    }
     lci_sim_post(lci_host.hs->clock + (uint64_t)lci_host.prof->host_doorbell_ns,
                  type, lci_host.rank, a, 0);
 }

@@ -214,7 +214,8 @@ void lci_host_post(lci_cmd_t *cmd)
     *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
     ni->h_cmd_prod++;
     if (lci_world.live != NULL) {
-        lci_live_doorbell(); /* real time: the NI takes the command now */
+        /* real time: the NI takes the command now */
+        lci_live_host_event(LCI_EV_DOORBELL, ni->h_cmd_prod);
         return;
     }
     /* The doorbell reaches the NI after the PCI latency.  It changes

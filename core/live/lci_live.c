@@ -303,17 +303,18 @@ int lci_live_progress(void)
     return did;
 }
 
-void lci_live_doorbell(void)
+void lci_live_host_event(uint16_t type, uint32_t a)
 {
     lci_live_t *L = &live;
-    lci_ni_t *ni = lci_world_ni(L->rank);
     if (L->nic_thread || L->in_progress) {
-        lci_live_post(L->now, LCI_EV_DOORBELL, L->rank, 0, 0);
+        lci_live_post(L->now, type, L->rank, a, 0);
         lci_live_kick();
         return;
     }
+    lci_event_t ev = {.time = L->now, .type = type, .node = (uint16_t)L->rank,
+                      .a = a};
     L->in_progress = 1;
-    lci_fw_doorbell(ni, L->now);
+    lci_event_table[type](&ev);
     L->in_progress = 0;
     lci_fw_fault_check(L->rank);
     if (lci_live_next_event() <= L->now) {

@@ -61,9 +61,10 @@ void lci_live_on_fail(int node, const char *msg);
 /* The host posted work for its NI: run it now (inline) or wake the NIC
  * thread. */
 void lci_live_kick(void);
-/* The host posted a command: the NI takes it now (inline, the firmware
- * runs at once, without a trip through the event queue). */
-void lci_live_doorbell(void);
+/* The host rang its NI (LCI_EV_DOORBELL for a command, a ring update,
+ * interrupts on or off): inline, the firmware's handler runs at once,
+ * without a trip through the event queue; a NIC thread is woken. */
+void lci_live_host_event(uint16_t type, uint32_t a);
 
 /* The host enters and leaves LCI (the NIC thread runs the firmware only
  * while the host is outside). */
