@@ -70,7 +70,7 @@ typedef struct {
     uint16_t unacked;    /* arrivals since an ack last went to the peer */
     uint8_t ack_on;      /* delayed-ack timer running */
     uint8_t nack_owed;   /* dropped a packet for lack of a buffer */
-    uint8_t gap_nacked;  /* NACKed the gap before expected already */
+    uint8_t gap_nacked;  /* the gap before expected is NACKed (or owed) */
     uint8_t reserved;
 } gbn_peer_t;
 
@@ -476,6 +476,7 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
     if (buf == LCI_BUF_NONE) {
         c->drops_nobuf++;
         pr->nack_owed = 1;
+        pr->gap_nacked = 1; /* the NACK owed covers the gap this leaves */
         return 0;
     }
     env->ops->charge(env, LCI_COST_REL_RECV);

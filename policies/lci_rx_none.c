@@ -97,7 +97,7 @@ static void rx_none_send(void *state, lci_env_t *env, uint32_t buf,
     }
     uint32_t i = s->free_slot;
     if (i == NONE) {
-        env->ops->fail(env, LCI_FW_QUEUE_FULL, 1, s->nslots);
+        env->ops->fail(env, LCI_FW_QUEUE_FULL, LCI_NI_Q_SEND, s->nslots);
         env->ops->release(env, buf);
         return;
     }
