@@ -100,4 +100,12 @@ else
 fi
 expect_usage "lci-plot bad flag" "$top_srcdir/bench/lci-plot" --no-such-flag
 
+# The applications' sweep (Figure 7), on small inputs.
+LCI_BUILD_DIR=$top_builddir
+export LCI_BUILD_DIR
+expect_ok "lci-apps --quick" "| SOR |" \
+    "$top_srcdir/bench/lci-apps" --quick -n 4 --out "$tmp/results"
+[ -s "$tmp/results/apps.md" ] || { echo "FAIL: lci-apps wrote no apps.md"; fail=1; }
+expect_usage "lci-apps bad flag" "$top_srcdir/bench/lci-apps" --no-such-flag
+
 exit $fail
