@@ -225,9 +225,9 @@ static uint32_t host_status(lci_host_shared_t *h)
     return __atomic_load_n(&h->status, __ATOMIC_ACQUIRE);
 }
 
-static int intr_enabled(const lci_host_shared_t *me)
+/* Whether this node's host has network interrupts on. */
+static int intr_enabled(void)
 {
-    (void)me;
     lci_ni_t *ni = lci_world_ni(lci_world.live->rank);
     return (int)__atomic_load_n(&ni->h_intr_enabled, __ATOMIC_RELAXED);
 }
@@ -245,7 +245,7 @@ static void wait_for_nic(lci_live_t *L, lci_host_shared_t *me)
             continue;
         }
         uint32_t w = atomic_load(&host_word);
-        atomic_store(&host_intr_sleep, intr_enabled(me));
+        atomic_store(&host_intr_sleep, intr_enabled());
         atomic_store(&host_sleeping, 1);
         if (host_status(me) != LCI_HOST_READY) {
             futex_wait_private(&host_word, w, 10000000);
@@ -290,7 +290,7 @@ int lci_live_wait(uint32_t self, lci_host_status_t how)
                  * would take longer than the wait. */
                 cpu_relax();
             } else if (asleep || now - start >= L->spin_ns) {
-                atomic_store(&host_intr_sleep, intr_enabled(me));
+                atomic_store(&host_intr_sleep, intr_enabled());
                 L->wire->block(L, block_ns(now, lci_live_next_event()));
                 lci_live_progress_fresh();
                 start = L->now;
