@@ -50,6 +50,8 @@ typedef struct {
     uint64_t upcalls; /* upcalls and error upcalls made so far */
     uint64_t left_at; /* clock when the host last left LCI (to compute) */
     uint64_t watchdog_from; /* timers due before this were interrupted for */
+    uint64_t wake_posted;   /* time of the clock-interrupt wake-up last
+                               posted (lci_host_idle_step) */
     uint64_t entered_at;    /* clock when the host last entered LCI */
     int in_lci; /* inside an LCI call: inner entries keep entered_at */
     uint8_t *unreachable; /* per node: a packet to it came back */

@@ -271,16 +271,17 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
         lci_host.hs->clock = next < tn ? next : tn;
         lci_sched_sync(lci_host.rank);
     } else {
+        uint64_t d = (uint64_t)lci_host.prof->host_doorbell_ns;
+        uint64_t at = tn > now + d ? tn : now + d;
+        /* The NI's clock interrupt backs up the soft timers of a host that
+         * waits: it wakes the host when the timer is due.  One wake-up
+         * still to come, no later than this one, does it already: a host
+         * that waits again and again (each poll of a spinning live host)
+         * must not pile up one event per wait. */
         if (tn != LCI_TIME_INF &&
-            (lci_world.live == NULL || how != LCI_HOST_IDLE)) {
-            /* The NI's clock interrupt backs up the soft timers of a host
-             * that waits: it wakes the host when the timer is due.  (A
-             * live host that spins returns from its wait at once and
-             * polls its timers on the next call: an event per poll would
-             * pile up.) */
-            uint64_t d = (uint64_t)lci_host.prof->host_doorbell_ns;
-            lci_sim_post(tn > now + d ? tn : now + d, LCI_EV_HOST_WAKE,
-                         lci_host.rank, 0, 0);
+            !(lci_host.wake_posted > now && lci_host.wake_posted <= at)) {
+            lci_host.wake_posted = at;
+            lci_sim_post(at, LCI_EV_HOST_WAKE, lci_host.rank, 0, 0);
         }
         woken_idle = lci_sched_wait(lci_host.rank, how);
     }
