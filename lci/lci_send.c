@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "lci_host.h"
-#include "lci_live.h"
 #include "lci_timeline.h"
 
 /* Takes a free send buffer visible at the host's clock; returns 0, or the
@@ -213,17 +212,13 @@ void lci_host_post(lci_cmd_t *cmd)
     /* Written by PIO into the NI's command ring. */
     *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
     ni->h_cmd_prod++;
-    if (lci_world.live != NULL) {
-        /* real time: the NI takes the command now */
-        lci_live_host_event(LCI_EV_DOORBELL, ni->h_cmd_prod);
-        return;
-    }
     /* The doorbell reaches the NI after the PCI latency.  It changes
      * nothing if the NI's processor is due to run by the time it could
      * start on the command anyway (it is busy until then, or has work
-     * scheduled earlier): that run finds the command.  Then no event. */
+     * scheduled earlier): that run finds the command.  Then no event.  In
+     * real time the NI takes every command at once. */
     uint64_t could_start = arrives > ni->cpu_free ? arrives : ni->cpu_free;
-    if (ni->fw_sched_time > could_start) {
+    if (lci_world.live != NULL || ni->fw_sched_time > could_start) {
         lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
     }
 }
