@@ -2,7 +2,9 @@
  * qr.c - QR factorisation with column pivoting by Householder reflections,
  * the paper's QR (an MPI program; it uses only mpi.h and the C library).
  *
- * Usage: lci-run -n N ./qr [--size S] [--no-check]
+ * Usage: lci-run -n N ./qr [--quick] [--size S] [--no-check]
+ *
+ * The default size is the paper's 1024 x 1024; --quick is 128 x 128.
  *
  * The columns of an S x S matrix are dealt out round-robin.  Step k picks
  * the remaining column of largest norm (two allreduces: the largest norm,
@@ -71,9 +73,9 @@ static void reflect(double *c, const double *v, double tau, long k, long n)
 typedef struct {
     long n;
     int rank, size;
-    long local;     /* my columns: j = rank + size * lj */
-    double *cols;   /* [lj][n], column-major */
-    long *perm;     /* original column at each position (same everywhere) */
+    long local;   /* my columns: j = rank + size * lj */
+    double *cols; /* [lj][n], column-major */
+    long *perm;   /* original column at each position (same everywhere) */
 } qr_t;
 
 static double *col(qr_t *q, long j)
@@ -205,8 +207,10 @@ static double residual(const qr_t *q, const double *all, const double *vk,
 static int usage(int rank, const char *bad)
 {
     if (rank == 0) {
-        fprintf(stderr, "qr: %s\nusage: qr [--size S (2..8192)] [--no-check]\n",
-                bad);
+        fprintf(
+            stderr,
+            "qr: %s\nusage: qr [--quick] [--size S (2..8192)] [--no-check]\n",
+            bad);
     }
     return 2;
 }
@@ -214,7 +218,7 @@ static int usage(int rank, const char *bad)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    qr_t q = {.n = 256};
+    qr_t q = {.n = 1024}; /* the paper's size */
     int check = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &q.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &q.size);
@@ -222,6 +226,8 @@ int main(int argc, char **argv)
         char *end = NULL;
         if (strcmp(argv[i], "--no-check") == 0) {
             check = 0;
+        } else if (strcmp(argv[i], "--quick") == 0) {
+            q.n = 128;
         } else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             q.n = strtol(argv[++i], &end, 10);
             if (*end != '\0' || q.n < 2 || q.n > 8192) {
@@ -235,8 +241,8 @@ int main(int argc, char **argv)
     }
     long n = q.n;
     q.local = n / q.size + (q.rank < n % q.size ? 1 : 0);
-    q.cols = alloc((size_t)(q.local > 0 ? q.local : 1) * (size_t)n,
-                   sizeof *q.cols);
+    q.cols =
+        alloc((size_t)(q.local > 0 ? q.local : 1) * (size_t)n, sizeof *q.cols);
     q.perm = alloc((size_t)n, sizeof *q.perm);
     for (long j = 0; j < n; j++) {
         q.perm[j] = j;
@@ -247,7 +253,8 @@ int main(int argc, char **argv)
         }
     }
     double *buf = alloc((size_t)n + 1, sizeof *buf);
-    double *vk = alloc((size_t)n, sizeof *vk), *tau = alloc((size_t)n, sizeof *tau);
+    double *vk = alloc((size_t)n, sizeof *vk),
+           *tau = alloc((size_t)n, sizeof *tau);
 
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
@@ -276,8 +283,8 @@ int main(int argc, char **argv)
                 long cnt = n / q.size + (r < n % q.size ? 1 : 0);
                 double *from = q.cols, *got = NULL;
                 if (r != 0) {
-                    got = alloc((size_t)(cnt * n > 0 ? cnt * n : 1),
-                                sizeof *got);
+                    got =
+                        alloc((size_t)(cnt * n > 0 ? cnt * n : 1), sizeof *got);
                     MPI_Recv(got, (int)(cnt * n), MPI_DOUBLE, r, 6,
                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     from = got;
@@ -300,7 +307,10 @@ int main(int argc, char **argv)
     }
     if (q.rank == 0) {
         printf("qr: %ld x %ld, %d ranks: time_s %.6f: %s\n", n, n, q.size,
-               slowest, !check ? "not checked" : ok ? "OK" : "WRONG");
+               slowest,
+               !check ? "not checked"
+               : ok   ? "OK"
+                      : "WRONG");
     }
     free(buf);
     free(vk);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench_smoke.sh - the microbenchmarks run end to end on a small simulated
 # cluster and print their tables; bad flags exit 2; the sweep script writes
-# its CSV and report.  Short runs only: this checks the programs, not the
+# its CSV and report, and the main sweep its report.  Short runs only: this checks the programs, not the
 # numbers.
 
 set -u
@@ -100,12 +100,26 @@ else
 fi
 expect_usage "lci-plot bad flag" "$top_srcdir/bench/lci-plot" --no-such-flag
 
-# The applications' sweep (Figure 7), on small inputs.
+# The main sweep (lci-sweep), on small inputs: two decompositions, every
+# part, its report; run again, it finds every cell done and runs none.
 LCI_BUILD_DIR=$top_builddir
 export LCI_BUILD_DIR
-expect_ok "lci-apps --quick" "| SOR |" \
-    "$top_srcdir/bench/lci-apps" --quick -n 4 --out "$tmp/results"
-[ -s "$tmp/results/apps.md" ] || { echo "FAIL: lci-apps wrote no apps.md"; fail=1; }
-expect_usage "lci-apps bad flag" "$top_srcdir/bench/lci-apps" --no-such-flag
+sweep="$top_srcdir/bench/lci-sweep --quick -n 4 --decomp $decomp,rxh-mh --apps SOR,QR --out $tmp/sweep"
+# shellcheck disable=SC2086
+expect_ok "lci-sweep --quick" "wrote .*report.md" $sweep
+for f in report.md apps.csv; do
+    [ -s "$tmp/sweep/$f" ] || { echo "FAIL: lci-sweep wrote no $f"; fail=1; }
+done
+for section in "Table 4\|LogP" "Table 5" "Table 6" "Figure 7" "paper's claims"; do
+    grep -q "$section" "$tmp/sweep/report.md" ||
+        { echo "FAIL: report.md lacks '$section'"; fail=1; }
+done
+# every application cell ran and checked its answer: 2 apps x 2 decomps x 2 sizes + 2 T_1
+rows=$(grep -c ',SOR,\|,QR,' "$tmp/sweep/apps.csv")
+[ "$rows" -eq 10 ] || { echo "FAIL: apps.csv has $rows application rows, expected 10"; fail=1; }
+# shellcheck disable=SC2086
+expect_ok "lci-sweep resumes" "(15 already done)" $sweep
+expect_usage "lci-sweep bad flag" "$top_srcdir/bench/lci-sweep" --no-such-flag
+expect_usage "lci-sweep bad --jobs" "$top_srcdir/bench/lci-sweep" --jobs 0
 
 exit $fail
