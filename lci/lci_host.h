@@ -185,6 +185,11 @@ int lci_host_rx_waiting(void);
  * timer due at the host's clock. */
 uint64_t lci_host_timers_next(void);
 void lci_host_timers_run(void);
+/* The NI's clock interrupt backs up the soft timers of a host that
+ * computes: when the next would bring the host in (LCI_TIME_INF: none
+ * runs), and taking it now (the host runs its due timers). */
+uint64_t lci_host_clock_interrupt_at(void);
+void lci_host_clock_interrupt(void);
 /* Serves a fetch-and-add request on the host (F&A placed on the host). */
 void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload);
 /* Hands a packet that could not be delivered to the error upcall. */

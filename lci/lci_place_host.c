@@ -343,6 +343,33 @@ void lci_host_timers_run(void)
     }
 }
 
+uint64_t lci_host_clock_interrupt_at(void)
+{
+    uint64_t due = lci_host_timers_next();
+    if (due == LCI_TIME_INF) {
+        return LCI_TIME_INF;
+    }
+    /* As at an entry (lci_host_timers_run): after the polling watchdog. */
+    uint64_t at = due + (uint64_t)lci_host.prof->watchdog_ns;
+    return at > lci_host.hs->clock ? at : lci_host.hs->clock;
+}
+
+void lci_host_clock_interrupt(void)
+{
+    int was_in_lci = lci_host.in_lci;
+    lci_host.in_lci = 1; /* what the handler sends is the library's work */
+    lci_host.ni->counters.interrupts++;
+    lci_host_charge("clock_intr", lci_host.prof->host_intr_ns);
+    lci_host.watchdog_from = lci_host.hs->clock;
+    /* The handler first takes in what has arrived (acknowledgements most
+     * of all: without them a due retransmission would be a spurious one);
+     * the client gets the packets at its next poll. */
+    uint64_t next;
+    lci_host_take_ahead(&next);
+    lci_timer_wheel_advance(lci_host.timers, lci_host.hs->clock, fire, NULL);
+    lci_host.in_lci = was_in_lci;
+}
+
 /* Forwards now from a send buffer already taken. */
 static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
                          const lci_wire_hdr_t *hdr, const void *payload,
