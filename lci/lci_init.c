@@ -72,7 +72,8 @@ static void host_entered(void)
 static void host_compute(uint64_t ns)
 {
     uint64_t end = lci_host.hs->clock + ns, at;
-    while (lci_world.live == NULL && (at = lci_host_clock_interrupt_at()) < end) {
+    while (lci_world.live == NULL &&
+           (at = lci_host_clock_interrupt_at()) < end) {
         lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "compute",
                           lci_host.hs->clock, at);
         uint64_t left = end - at;
@@ -163,8 +164,7 @@ void lci_host_upcall_end(void)
 void lci_host_leave(void)
 {
     lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
-    if (lci_world.live != NULL && !lci_host.in_upcall &&
-        !lci_host.delivering) {
+    if (lci_world.live != NULL && !lci_host.in_upcall && !lci_host.delivering) {
         /* Only the outermost call lets the NIC thread in: a send from an
          * upcall returns into a delivery still under way. */
         lci_live_host_leave();
@@ -215,8 +215,8 @@ static lci_status_t take_args(int *argc, char ***argv, lci_options_t *opt,
                              a, name);
         }
         char err[600];
-        lci_status_t st = lci_options_set(opt, name, eq ? eq + 1 : NULL, err,
-                                          sizeof err);
+        lci_status_t st =
+            lci_options_set(opt, name, eq ? eq + 1 : NULL, err, sizeof err);
         if (st != LCI_OK) {
             return lci_error(st, "lci_init: %s", err);
         }
@@ -363,7 +363,8 @@ lci_status_t lci_init(int *argc, char ***argv)
         return st;
     }
     if (lci_timeline_open() != 0) {
-        return lci_error(LCI_ERR_PLATFORM, "lci_init: cannot open the timeline %s: %s",
+        return lci_error(LCI_ERR_PLATFORM,
+                         "lci_init: cannot open the timeline %s: %s",
                          getenv(LCI_TIMELINE_ENV), strerror(errno));
     }
     lci_seg_t *s = lci_seg();
@@ -383,8 +384,7 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host.spare = calloc(nsend, sizeof *lci_host.spare);
     lci_host.unreachable = calloc(s->cfg.nnodes, 1);
     if (!lci_host.hbuf_kept || !lci_host.slot_taken || !lci_host.rpackets ||
-        !lci_host.packets ||
-        !lci_host.spare || !lci_host.unreachable) {
+        !lci_host.packets || !lci_host.spare || !lci_host.unreachable) {
         return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
     }
     for (uint32_t i = 0; i < nsend; i++) {
@@ -437,8 +437,8 @@ lci_status_t lci_finalize(void)
 void lci_abort(int code, const char *message)
 {
     if (lci_world.seg != NULL) {
-        lci_sched_fail((int)lci_host.rank, LCI_ERR_STATE,
-                       "lci_abort(%d): %s", code, message ? message : "");
+        lci_sched_fail((int)lci_host.rank, LCI_ERR_STATE, "lci_abort(%d): %s",
+                       code, message ? message : "");
     }
     fprintf(stderr, "lci_abort(%d): %s\n", code, message ? message : "");
     exit(code ? code : 1);
@@ -466,9 +466,9 @@ double lci_wtime(void)
     }
     lci_host_account();
     /* Live: the real clock, now (the host's clock follows it lazily). */
-    double t = (double)(lci_world.live != NULL ? lci_live_now()
-                                               : lci_host.hs->clock) *
-               1e-9;
+    double t =
+        (double)(lci_world.live != NULL ? lci_live_now() : lci_host.hs->clock) *
+        1e-9;
     lci_host_leave();
     return t;
 }
@@ -503,7 +503,8 @@ lci_status_t lci_copy(void *dst, const void *src, size_t len)
     }
     /* Charged from the profile; the real copy is not also charged as
      * measured compute. */
-    lci_host_charge("copy", (double)len * 1000.0 / lci_host.prof->host_copy_mb_s);
+    lci_host_charge("copy",
+                    (double)len * 1000.0 / lci_host.prof->host_copy_mb_s);
     lci_host_leave();
     return LCI_OK;
 }

@@ -175,7 +175,9 @@ static const lci_env_ops_t host_env_ops = {
 
 static lci_env_t host_env(void)
 {
-    lci_env_t env = {.ops = &host_env_ops, .ctx = NULL, .node = lci_host.rank,
+    lci_env_t env = {.ops = &host_env_ops,
+                     .ctx = NULL,
+                     .node = lci_host.rank,
                      .nnodes = lci_host.size};
     return env;
 }
@@ -261,7 +263,8 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
     lci_host.computed_since_poll = 1; /* a sender is not spinning idle */
     if (!rx_on_host()) {
         static const uint8_t op_of[LCI_PKT_TYPE_MAX] = {
-            [LCI_PKT_DATA] = LCI_CMD_SEND, [LCI_PKT_FA_REQ] = LCI_CMD_FA,
+            [LCI_PKT_DATA] = LCI_CMD_SEND,
+            [LCI_PKT_FA_REQ] = LCI_CMD_FA,
             [LCI_PKT_MCAST] = LCI_CMD_MCAST};
         lci_host_post_command(packet, op_of[type], dst, len, flags);
         return;
@@ -288,8 +291,7 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
         return;
     }
     host_hold(&env, packet->buf);
-    lci_decomp_active->rx->ops.send(lci_host.rx_state, &env, packet->buf,
-                                    &hdr);
+    lci_decomp_active->rx->ops.send(lci_host.rx_state, &env, packet->buf, &hdr);
 }
 
 int lci_host_rx_waiting(void)
@@ -304,8 +306,8 @@ int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
         return 1;
     }
     lci_env_t env = host_env();
-    return lci_decomp_active->rx->ops.accept(lci_host.rx_state, &env, hbuf,
-                                             hdr, LCI_HW_OK);
+    return lci_decomp_active->rx->ops.accept(lci_host.rx_state, &env, hbuf, hdr,
+                                             LCI_HW_OK);
 }
 
 static void fire(void *arg, unsigned id)
@@ -378,7 +380,8 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
     lci_ni_t *ni = lci_host.ni;
     memcpy(lci_ni_buf(ni, packet->buf) + sizeof(lci_wire_hdr_t), payload,
            hdr->len);
-    lci_host_charge("pio", lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
+    lci_host_charge("pio",
+                    lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
     lci_env_t env = host_env();
     lci_wire_hdr_t h = *hdr;
     if (rx_on_host()) {
@@ -458,8 +461,7 @@ void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
     }
     lci_packet_t *packet;
     if (rx_on_host()) {
-        if (pending_head == NULL &&
-            lci_host_packet_get(&packet, 0) == LCI_OK) {
+        if (pending_head == NULL && lci_host_packet_get(&packet, 0) == LCI_OK) {
             forward_from(packet, g, hdr, payload, nchildren);
             return;
         }
@@ -496,9 +498,8 @@ void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
     memset(&msg, 0, sizeof msg);
     memcpy(&msg, payload, hdr->len < sizeof msg ? hdr->len : sizeof msg);
     /* The same operation the NI placement runs, on host memory. */
-    if (!lci_decomp_active->fa->ops.apply(lci_host.fa_vars,
-                                          lci_seg()->cfg.nfa, &msg,
-                                          hdr->len)) {
+    if (!lci_decomp_active->fa->ops.apply(lci_host.fa_vars, lci_seg()->cfg.nfa,
+                                          &msg, hdr->len)) {
         lci_host.ni->counters.drops_malformed++;
         return;
     }
@@ -510,8 +511,9 @@ void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
     if (st != LCI_OK) {
         return;
     }
-    memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t),
-           &msg, sizeof msg);
-    lci_host_charge("pio", lci_host.prof->host_pio_ns_per_byte * (double)sizeof msg);
+    memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t), &msg,
+           sizeof msg);
+    lci_host_charge("pio",
+                    lci_host.prof->host_pio_ns_per_byte * (double)sizeof msg);
     lci_host_submit(packet, LCI_PKT_FA_REP, hdr->origin, sizeof msg, 0);
 }

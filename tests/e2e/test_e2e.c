@@ -1,6 +1,6 @@
 /*
- * test_e2e.c - end-to-end tests (CUnit): runs the node programs in tests/e2e and
- * tests/api through lci-run and checks exit statuses and diagnostics.
+ * test_e2e.c - end-to-end tests (CUnit): runs the node programs in tests/e2e
+ * and tests/api through lci-run and checks exit statuses and diagnostics.
  *
  * Finds lci-run and the programs under $top_builddir (set by make check;
  * "." otherwise).  Each run gets its own stdout/stderr files and a time
@@ -513,6 +513,31 @@ static void test_rxh_mh_polling_receiver_takes_no_clock_interrupts(void)
     e2e_run_free(&r);
 }
 
+/* A host that computes while it owes an acknowledgement (RX_h's delayed
+ * ack) is brought in by the NI's clock interrupt to send it: its sender
+ * never times out, however long the computation. */
+static void test_rxh_mh_computing_receiver_acks_by_clock_interrupt(void)
+{
+    struct e2e_run r;
+
+    if (!e2e_offered("rxh-mh")) {
+        printf("\n    SKIPPED: rxh-mh not built");
+        return;
+    }
+    e2e_run(&r, "-n", "2", "--decomp", "rxh-mh", "--stats",
+            e2e_prog_path("tests/e2e/e2e_compute_ack"), NULL);
+    if (e2e_expect_success(&r)) {
+        long retx = stats_sum(r.err, "retx");
+        long intr = stats_sum(r.err, "intr");
+        CU_ASSERT_EQUAL(retx, 0);
+        CU_ASSERT(intr >= 1);
+        if (retx != 0 || intr < 1) {
+            e2e_print_tail("lci-run stderr", r.err, 2000);
+        }
+    }
+    e2e_run_free(&r);
+}
+
 /* --timeline writes trace-event JSON with host and NI spans of every node. */
 static void test_timeline_holds_host_and_ni_spans_of_every_node(void)
 {
@@ -543,7 +568,8 @@ static void test_timeline_holds_host_and_ni_spans_of_every_node(void)
             }
             const char *p = strstr(line, "\"pid\":");
             const char *t = strstr(line, "\"tid\":");
-            if (strstr(line, "\"ph\":\"X\"") == NULL || p == NULL || t == NULL) {
+            if (strstr(line, "\"ph\":\"X\"") == NULL || p == NULL ||
+                t == NULL) {
                 continue; /* metadata */
             }
             if (sscanf(p, "\"pid\":%u", &pid) != 1 ||
@@ -587,8 +613,8 @@ static void test_replies_sent_from_upcalls_flow_on_every_decomposition(void)
         e2e_expect_success(&r);
         e2e_run_free(&r);
         if (strncmp(d, "rxno-", 5) != 0) {
-            e2e_run(&r, "-n", "3", "--decomp", d, "--fault",
-                    "drop=0.01,seed=3", echo, "-k", "600", NULL);
+            e2e_run(&r, "-n", "3", "--decomp", d, "--fault", "drop=0.01,seed=3",
+                    echo, "-k", "600", NULL);
             e2e_expect_success(&r);
             e2e_run_free(&r);
         }
@@ -681,6 +707,7 @@ static const struct e2e_test delivery_tests[] = {
     T(packet_size_2048_carries_larger_payloads),
     T(profiles_compute_modes_and_stats_run),
     T(rxh_mh_polling_receiver_takes_no_clock_interrupts),
+    T(rxh_mh_computing_receiver_acks_by_clock_interrupt),
     T(timeline_holds_host_and_ni_spans_of_every_node),
 };
 
