@@ -2,10 +2,11 @@
  * mpi_coll.c - collective operations on MPI_COMM_WORLD.
  *
  * MPI_Bcast is one Panda broadcast (LCI multicast: packets forwarded along
- * the tree).  MPI_Reduce sends every contribution to the root, which
- * combines them in rank order 0..size-1 so that the result equals a serial
- * loop; MPI_Allreduce reduces to rank 0 and broadcasts.  Collectives are
- * called in the same order everywhere, and Panda keeps each sender's
+ * the tree).  MPI_Reduce gathers the contributions up a binomial tree (as
+ * MPICH does: the root receives log2(size) messages, not size - 1), and
+ * the root combines them in rank order 0..size-1 so that the result equals
+ * a serial loop; MPI_Allreduce reduces to rank 0 and broadcasts.  Collectives
+ * are called in the same order everywhere, and Panda keeps each sender's
  * messages in order, so the next message from a rank on a collective port
  * belongs to the current call.
  */
@@ -250,58 +251,79 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                          "MPI_SUM, MPI_MIN, MPI_MAX, MPI_PROD",
                          op);
     }
-    if (root != mpi.rank) {
-        if (sendbuf == MPI_IN_PLACE) {
-            return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: MPI_IN_PLACE is "
-                                             "for the root only");
-        }
-        pan_msg_t msg;
-        pan_msg_init(&msg);
-        pan_msg_push(&msg, sendbuf, bytes);
-        if (pan_send(root, MPI_REDUCE_PORT, &msg) != PAN_OK) {
-            return mpi_error(MPI_ERR_OTHER, "MPI_Reduce: %s", pan_last_error());
-        }
-        return MPI_SUCCESS;
+    if (root != mpi.rank && sendbuf == MPI_IN_PLACE) {
+        return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: MPI_IN_PLACE is "
+                                         "for the root only");
     }
-    if (recvbuf == NULL && count > 0) {
+    if (root == mpi.rank && recvbuf == NULL && count > 0) {
         return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: NULL receive buffer");
     }
-    char *acc = malloc(bytes > 0 ? bytes : 1);
-    if (acc == NULL) {
+    /* A binomial tree rooted at root, in ranks relative to it (v): my
+     * block holds the contributions of my subtree, v .. v + span - 1, in
+     * that order; it goes up to my parent once my children's are in. */
+    int size = mpi.size, v = (mpi.rank - root + size) % size;
+    int span = 1;
+    while (span < size && !(v & span)) {
+        span <<= 1;
+    }
+    span = v == 0 ? size : (span < size - v ? span : size - v);
+    char *block = malloc((size_t)span * bytes + 1);
+    if (block == NULL) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Reduce: no memory");
     }
-    for (int src = 0; src < mpi.size && r == MPI_SUCCESS; src++) {
-        mpi_msg_t *m = NULL;
-        const void *in = mine;
-        if (src != mpi.rank) {
-            r = mpi_queue_wait("MPI_Reduce", &mpi.reduce_from[src], &m);
-            if (r != MPI_SUCCESS) {
-                break;
+    memcpy(block, mine, bytes);
+    for (int mask = 1; mask < size && r == MPI_SUCCESS; mask <<= 1) {
+        if (v & mask) {
+            pan_msg_t msg;
+            pan_msg_init(&msg);
+            pan_msg_push(&msg, block, (size_t)span * bytes);
+            if (pan_send((v - mask + root) % size, MPI_REDUCE_PORT, &msg) !=
+                PAN_OK) {
+                r = mpi_error(MPI_ERR_OTHER, "MPI_Reduce: %s",
+                              pan_last_error());
             }
-            if (m->len != bytes) {
-                r = mpi_error(MPI_ERR_TRUNCATE,
-                              "MPI_Reduce: rank %d sent %zu "
-                              "bytes, the root expects %zu",
-                              src, m->len, bytes);
-            }
-            in = m->data;
+            break;
         }
-        if (r == MPI_SUCCESS && bytes > 0) {
-            if (src == 0) {
-                memcpy(acc, in, bytes);
-            } else {
-                combine(acc, in, (size_t)count, datatype, op);
-            }
+        int cv = v + mask;
+        if (cv >= size) {
+            continue;
+        }
+        int src = (cv + root) % size, n = mask < size - cv ? mask : size - cv;
+        mpi_msg_t *m = NULL;
+        r = mpi_queue_wait("MPI_Reduce", &mpi.reduce_from[src], &m);
+        if (r == MPI_SUCCESS && m->len != (size_t)n * bytes) {
+            r = mpi_error(MPI_ERR_TRUNCATE,
+                          "MPI_Reduce: rank %d sent %zu bytes, %zu expected",
+                          src, m->len, (size_t)n * bytes);
+        }
+        if (r == MPI_SUCCESS) {
+            memcpy(block + (size_t)mask * bytes, m->data, m->len);
         }
         if (m != NULL) {
             free(m->data);
             free(m);
         }
     }
-    if (r == MPI_SUCCESS && bytes > 0) {
+    /* The root combines every contribution in rank order 0..size-1. */
+    if (r == MPI_SUCCESS && v == 0 && bytes > 0) {
+        char *acc = malloc(bytes);
+        if (acc == NULL) {
+            free(block);
+            return mpi_error(MPI_ERR_INTERN, "MPI_Reduce: no memory");
+        }
+        for (int src = 0; src < size; src++) {
+            const char *in =
+                block + (size_t)((src - root + size) % size) * bytes;
+            if (src == 0) {
+                memcpy(acc, in, bytes);
+            } else {
+                combine(acc, in, (size_t)count, datatype, op);
+            }
+        }
         memcpy(recvbuf, acc, bytes);
+        free(acc);
     }
-    free(acc);
+    free(block);
     return r;
 }
 
