@@ -1,7 +1,7 @@
 /*
  * test_apps.c - the paper's applications through lci-run (CUnit): each
- * checks its own answer (SOR against a sequential run, QR by its residual)
- * on every decomposition,
+ * checks its own answer (SOR against a sequential emulation, QR and LEQ by
+ * their residuals) on every decomposition,
  * with drops on the retransmitting ones, and on 64 nodes.
  */
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #define SOR e2e_prog_path("apps/sor")
 #define QR  e2e_prog_path("apps/qr")
+#define LEQ e2e_prog_path("apps/leq")
 
 static void check_decomp(const char *d, int lossy)
 {
@@ -26,13 +27,17 @@ static void check_decomp(const char *d, int lossy)
     e2e_run(&r, "-n", "5", "--decomp", d, opt, val, QR, "--size", "48", NULL);
     CU_ASSERT(e2e_contains(r.out, ": OK"));
     pps_expect_ok(&r);
+    e2e_run(&r, "-n", "6", "--decomp", d, opt, val, LEQ, "--equations", "45",
+            "--tolerance", "1e-6", NULL);
+    CU_ASSERT(e2e_contains(r.out, ": OK"));
+    pps_expect_ok(&r);
 }
 
-PPS_DECOMP_TEST(test_rxno_mni_sor_and_qr_check_their_answers, "rxno-mni", 0)
-PPS_DECOMP_TEST(test_rxno_mh_sor_and_qr_check_their_answers, "rxno-mh", 0)
-PPS_DECOMP_TEST(test_rxni_mni_sor_and_qr_check_their_answers, "rxni-mni", 0)
-PPS_DECOMP_TEST(test_rxni_mh_sor_and_qr_check_their_answers, "rxni-mh", 0)
-PPS_DECOMP_TEST(test_rxh_mh_sor_and_qr_check_their_answers, "rxh-mh", 0)
+PPS_DECOMP_TEST(test_rxno_mni_sor_qr_leq_check_their_answers, "rxno-mni", 0)
+PPS_DECOMP_TEST(test_rxno_mh_sor_qr_leq_check_their_answers, "rxno-mh", 0)
+PPS_DECOMP_TEST(test_rxni_mni_sor_qr_leq_check_their_answers, "rxni-mni", 0)
+PPS_DECOMP_TEST(test_rxni_mh_sor_qr_leq_check_their_answers, "rxni-mh", 0)
+PPS_DECOMP_TEST(test_rxh_mh_sor_qr_leq_check_their_answers, "rxh-mh", 0)
 PPS_DECOMP_TEST(test_rxni_mni_apps_survive_drops, "rxni-mni", 1)
 PPS_DECOMP_TEST(test_rxh_mh_apps_survive_drops, "rxh-mh", 1)
 
@@ -43,6 +48,10 @@ static void test_apps_on_64_nodes_check_their_answers(void)
     CU_ASSERT(e2e_contains(r.out, ": OK"));
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "64", QR, "--size", "100", NULL);
+    CU_ASSERT(e2e_contains(r.out, ": OK"));
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "64", LEQ, "--equations", "64", "--tolerance", "1e-3",
+            NULL);
     CU_ASSERT(e2e_contains(r.out, ": OK"));
     pps_expect_ok(&r);
 }
@@ -56,6 +65,9 @@ static void test_apps_on_the_live_platform_check_their_answers(void)
     CU_ASSERT(e2e_contains(r.out, ": OK"));
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "3", "--platform", "live", QR, "--size", "40", NULL);
+    CU_ASSERT(e2e_contains(r.out, ": OK"));
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "3", "--platform", "live", LEQ, "--quick", NULL);
     CU_ASSERT(e2e_contains(r.out, ": OK"));
     pps_expect_ok(&r);
 }
@@ -75,16 +87,24 @@ static void test_apps_refuse_bad_options_saying_what_was_expected(void)
     CU_ASSERT(r.status != 0);
     CU_ASSERT(e2e_contains(r.err, "--size expects 2..8192"));
     e2e_run_free(&r);
+    e2e_run(&r, "-n", "4", LEQ, "--equations", "3", NULL);
+    CU_ASSERT(r.status != 0);
+    CU_ASSERT(e2e_contains(r.err, "at least the number of nodes"));
+    e2e_run_free(&r);
+    e2e_run(&r, "-n", "2", LEQ, "--tolerance", "2", NULL);
+    CU_ASSERT(r.status != 0);
+    CU_ASSERT(e2e_contains(r.err, "--tolerance expects a number in (0, 1)"));
+    e2e_run_free(&r);
 }
 
 int main(void)
 {
     static const pps_test_t tests[] = {
-        PPS_TEST(rxno_mni_sor_and_qr_check_their_answers),
-        PPS_TEST(rxno_mh_sor_and_qr_check_their_answers),
-        PPS_TEST(rxni_mni_sor_and_qr_check_their_answers),
-        PPS_TEST(rxni_mh_sor_and_qr_check_their_answers),
-        PPS_TEST(rxh_mh_sor_and_qr_check_their_answers),
+        PPS_TEST(rxno_mni_sor_qr_leq_check_their_answers),
+        PPS_TEST(rxno_mh_sor_qr_leq_check_their_answers),
+        PPS_TEST(rxni_mni_sor_qr_leq_check_their_answers),
+        PPS_TEST(rxni_mh_sor_qr_leq_check_their_answers),
+        PPS_TEST(rxh_mh_sor_qr_leq_check_their_answers),
         PPS_TEST(rxni_mni_apps_survive_drops),
         PPS_TEST(rxh_mh_apps_survive_drops),
         PPS_TEST(apps_on_64_nodes_check_their_answers),
