@@ -345,7 +345,9 @@ int main(int argc, char **argv)
     double t0 = lci_wtime();
     mg_stats_t st, sum = {0};
     int found = 0, iterations = 0;
-    for (a.bound = h0; !found; a.bound += 2) {
+    /* No position needs more than 80 moves: a search that finds nothing
+     * by then is wrong (and stops there). */
+    for (a.bound = h0; !found && a.bound <= PZ_MAX_MOVES; a.bound += 2) {
         a.s.bound = a.bound;
         if (me == 0) {
             a.s.b = o.start;
@@ -366,6 +368,9 @@ int main(int argc, char **argv)
         if (found) {
             break;
         }
+    }
+    if (!found) {
+        a.bound -= 2; /* the last bound searched */
     }
     double secs = lci_wtime() - t0; /* after a barrier: the slowest node's */
 
@@ -407,7 +412,10 @@ int main(int argc, char **argv)
     int literature = o.instance >= 0 ? pz_instances[o.instance].optimal : 0;
     int len = a.best_len, ok = 1;
     char why[200] = "";
-    if (len < 0 || !pz_path_solves(&o.start, a.best, len)) {
+    if (len < 0) {
+        ok = 0;
+        snprintf(why, sizeof why, "no solution within %d moves", a.bound);
+    } else if (!pz_path_solves(&o.start, a.best, len)) {
         ok = 0;
         snprintf(why, sizeof why, "the moves found do not solve the puzzle");
     } else if (len != a.bound) {

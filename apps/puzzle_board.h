@@ -8,9 +8,10 @@
 
 #include <stdint.h>
 
-#define PZ_CELLS    16
-#define PZ_MAX_PATH 96 /* no 15-puzzle position needs more than 80 moves */
-#define PZ_NO_DIR   4  /* "no previous move" */
+#define PZ_CELLS     16
+#define PZ_MAX_MOVES 80 /* no 15-puzzle position needs more */
+#define PZ_MAX_PATH  96 /* room for a path of moves */
+#define PZ_NO_DIR    4  /* "no previous move" */
 
 /* A position: the tile on each cell (0 is the blank, the goal has the
  * blank on cell 0 and tile t on cell t, as in Korf's instances). */
