@@ -23,8 +23,8 @@
  * The check, in the last step after the force phase (not timed): every
  * node gets all positions (broadcasts) and compares the acceleration of
  * its share of 64 sample bodies with a direct sum over all bodies: the
- * mean relative error must stay below 5% theta^2 and the largest below
- * 25% theta^2 (about twice what a right tree gives: monopoles only); the
+ * mean relative error must stay below 8% theta^2 and the largest below
+ * 40% theta^2 (about twice what a right tree gives: monopoles only); the
  * tree's total mass and centre of mass must equal the bodies'.  Rank 0 prints
  * "barnes: ... time_s T ... checksum C: OK" (C, a sum over all accelerations,
  * is the same for the same run on any platform and decomposition with the same
@@ -41,10 +41,11 @@
 #include "lci.h"
 
 #define SAMPLES 64 /* bodies whose forces are checked */
-/* The relative force errors allowed, times theta^2 (measured at theta 1:
- * mean 2.5% and max 13% at 1024 bodies, 1.2% and 3.8% at 16384). */
-#define MEAN_TOL       5e-2
-#define MAX_TOL        25e-2
+/* The relative force errors allowed, times theta^2: about twice what a
+ * right tree gives with monopoles only (at theta 1: mean 3.5% and max 20%
+ * at 300 bodies, 2.5% and 13% at 1024, 1.2% and 3.8% at 16384). */
+#define MEAN_TOL       8e-2
+#define MAX_TOL        40e-2
 #define GATHER_PER_MSG 64
 
 void barnes_fail(const char *fmt, ...)
