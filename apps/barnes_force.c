@@ -6,8 +6,10 @@
  * a CRL region, read with rgn_start_read/rgn_end_read (a miss the first
  * time this node reads it in a step; then cached until its home rewrites
  * it).  A cell far enough away counts as one mass at its centre of mass:
- * it is accepted if side < theta * distance and the body is not inside it
- * (Barnes and Hut's opening criterion); otherwise the walk opens it.
+ * it is accepted if the distance exceeds side / theta plus the centre of
+ * mass's offset from the cell's centre, and the body is not inside it
+ * (Barnes and Hut's opening criterion as Barnes 1994 refines it);
+ * otherwise the walk opens it.
  * Interactions are softened: m * dx / (|dx|^2 + eps^2)^(3/2).
  */
 #include <math.h>
@@ -89,19 +91,31 @@ static void interact(walk_t *w, double mass, const double x[3])
 }
 
 /* True if the cell (depth, prefix, centre of mass cm) may count as one
- * mass for my body. */
+ * mass for my body: my body is not inside it and is farther from the
+ * centre of mass than side / theta plus the centre of mass's offset from
+ * the cell's centre (Barnes 1994: bounds the error of lopsided cells). */
 static int accept(const walk_t *w, int depth, uint64_t prefix,
                   const double cm[3])
 {
-    if (depth == 0 || w->b->key[w->i] >> 3 * (MAXDEPTH - depth) == prefix) {
+    const barnes_t *b = w->b;
+    if (depth == 0 || b->key[w->i] >> 3 * (MAXDEPTH - depth) == prefix) {
         return 0; /* my body is inside */
     }
-    double s = barnes_cell_side(w->b, depth), d2 = 0;
+    uint32_t u[3] = {0, 0, 0}; /* the cell's lattice position */
+    for (int l = 0; l < depth; l++) {
+        for (int k = 0; k < 3; k++) {
+            u[k] |= (uint32_t)(prefix >> (3 * l + 2 - k) & 1) << l;
+        }
+    }
+    double s = barnes_cell_side(b, depth), d2 = 0, off2 = 0;
     for (int k = 0; k < 3; k++) {
         double d = cm[k] - w->pos[k];
+        double o = cm[k] - (b->lo[k] + ((double)u[k] + 0.5) * s);
         d2 += d * d;
+        off2 += o * o;
     }
-    return s * s < w->b->theta * w->b->theta * d2;
+    double need = s / b->theta + sqrt(off2);
+    return d2 > need * need;
 }
 
 static void walk_rid(walk_t *w, rid_t rid, int is_body, int depth,
