@@ -16,20 +16,20 @@
  *      find them; every node builds the few cells above them alike
  *      (barnes_tree.c);
  *   2. force: every node walks the tree from the root for each of its
- *      bodies (theta 1.0 by default, as SPLASH-2); remote cells and bodies are
- * CRL read misses, the phase's communication (barnes_force.c);
+ *      bodies (theta 1.0 by default, as SPLASH-2); remote cells and bodies
+ *      are CRL read misses, the phase's communication (barnes_force.c);
  *   3. update: after a barrier, every node moves its bodies (v += a dt,
  *      x += v dt) and writes them into their regions.
  * The check, in the last step after the force phase (not timed): every
  * node gets all positions (broadcasts) and compares the acceleration of
- * its share of 64 sample bodies with a direct sum over all bodies: the
- * mean relative error (relative to no less than half the samples' mean
- * acceleration) must stay below 8% theta^2 and the largest below 40%
- * theta^2 (about twice the worst a right tree gave over 90 models of
- * 256..1024 bodies: monopoles only); the
- * tree's total mass and centre of mass must equal the bodies'.  Rank 0 prints
- * "barnes: ... time_s T ... checksum C: OK" (C, a sum over all accelerations,
- * is the same for the same run on any platform and decomposition with the same
+ * its share of 64 sample bodies with a direct sum over all bodies.  The
+ * error is relative to the body's acceleration, or to half the samples'
+ * mean if that is more; the mean must stay below 8% theta^2 and the
+ * largest below 40% theta^2 (about twice the worst a right tree gave over
+ * 90 models of 256..1024 bodies: monopoles only).  The tree's total mass
+ * and centre of mass must equal the bodies'.  Rank 0 prints "barnes: ...
+ * time_s T ... checksum C: OK" (C, a sum over all accelerations, is the
+ * same for the same run on any platform and decomposition with the same
  * node count); exit status 0 iff the check holds.
  */
 #include <math.h>
