@@ -11,6 +11,9 @@
 #define SOR e2e_prog_path("apps/sor")
 #define QR  e2e_prog_path("apps/qr")
 #define LEQ e2e_prog_path("apps/leq")
+/* Radix runs on every decomposition, with drops, on 64 nodes and live in
+ * tests/pps/crl_test (it is CRL's many-writers test too). */
+#define RADIX e2e_prog_path("apps/radix")
 
 static void check_decomp(const char *d, int lossy)
 {
@@ -90,6 +93,14 @@ static void test_apps_refuse_bad_options_saying_what_was_expected(void)
     e2e_run(&r, "-n", "4", LEQ, "--equations", "3", NULL);
     CU_ASSERT(r.status != 0);
     CU_ASSERT(e2e_contains(r.err, "at least the number of nodes"));
+    e2e_run_free(&r);
+    e2e_run(&r, "-n", "4", RADIX, "--keys", "3", NULL);
+    CU_ASSERT(r.status != 0);
+    CU_ASSERT(e2e_contains(r.err, "--keys expects at least one key per node"));
+    e2e_run_free(&r);
+    e2e_run(&r, "-n", "2", RADIX, "--radix", "13", NULL);
+    CU_ASSERT(r.status != 0);
+    CU_ASSERT(e2e_contains(r.err, "--radix expects 1..12"));
     e2e_run_free(&r);
     e2e_run(&r, "-n", "2", LEQ, "--tolerance", "2", NULL);
     CU_ASSERT(r.status != 0);

@@ -4,8 +4,8 @@
  * dropped packets on the ones that retransmit.
  *
  * crl_coherence checks sequentially consistent reads and writes of shared
- * regions and an exact counter; crl_radix sorts with many writers sharing
- * each region and checks the result; crl_api checks status codes, big
+ * regions and an exact counter; apps/radix (the paper's Radix) sorts with
+ * many writers sharing each region and checks the result; crl_api checks status codes, big
  * regions, broadcast, reductions and delete.  Each program exits 0 only if
  * all its checks passed.  Also: the live platform, determinism, and the
  * Table 5 benchmark running to the end.
@@ -20,7 +20,7 @@
 #define COHERENCE e2e_prog_path("tests/pps/crl_coherence")
 #define CRL_API   e2e_prog_path("tests/pps/crl_api")
 #define CRL_MISS  e2e_prog_path("bench/pps_crl_miss")
-#define RADIX     e2e_prog_path("tests/pps/crl_radix")
+#define RADIX     e2e_prog_path("apps/radix")
 
 static int is_rx_no(const char *d)
 {
