@@ -25,15 +25,12 @@ static void check_decomp(const char *d, int lossy)
     const char *val = PPS_WIRE_VAL(lossy, "drop=0.02,seed=4");
     e2e_run(&r, "-n", "7", "--decomp", d, opt, val, SOR, "--size", "61",
             "--iters", "20", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "5", "--decomp", d, opt, val, QR, "--size", "48", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "6", "--decomp", d, opt, val, LEQ, "--equations", "45",
             "--tolerance", "1e-6", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
 }
 
 PPS_DECOMP_TEST(test_rxno_mni_sor_qr_leq_check_their_answers, "rxno-mni", 0)
@@ -48,64 +45,44 @@ static void test_apps_on_64_nodes_check_their_answers(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "64", SOR, "--size", "130", "--iters", "10", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "64", QR, "--size", "100", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "64", LEQ, "--equations", "64", "--tolerance", "1e-3",
             NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
 }
 
 /* The live platform runs the same binary. */
 static void test_apps_on_the_live_platform_check_their_answers(void)
 {
     struct e2e_run r;
-    e2e_run(&r, "-n", "3", "--platform", "live", SOR, "--size", "40",
-            "--iters", "10", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "3", "--platform", "live", SOR, "--size", "40", "--iters",
+            "10", NULL);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "3", "--platform", "live", QR, "--size", "40", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "3", "--platform", "live", LEQ, "--quick", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
 }
 
 static void test_apps_refuse_bad_options_saying_what_was_expected(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "2", SOR, "--size", "1", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "--size expects 2..65536"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "--size expects 2..65536");
     e2e_run(&r, "-n", "2", SOR, "--bogus", "3", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "unknown option"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "unknown option");
     e2e_run(&r, "-n", "2", QR, "--size", "x", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "--size expects 2..8192"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "--size expects 2..8192");
     e2e_run(&r, "-n", "4", LEQ, "--equations", "3", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "at least the number of nodes"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "at least the number of nodes");
     e2e_run(&r, "-n", "4", RADIX, "--keys", "3", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "--keys expects at least one key per node"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "--keys expects at least one key per node");
     e2e_run(&r, "-n", "2", RADIX, "--radix", "13", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "--radix expects 1..12"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "--radix expects 1..12");
     e2e_run(&r, "-n", "2", LEQ, "--tolerance", "2", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "--tolerance expects a number in (0, 1)"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "--tolerance expects a number in (0, 1)");
 }
 
 int main(void)

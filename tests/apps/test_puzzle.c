@@ -21,12 +21,10 @@ static void check_decomp(const char *d, int lossy)
     const char *val = PPS_WIRE_VAL(lossy, "drop=0.02,seed=4");
     e2e_run(&r, "-n", "7", "--decomp", d, opt, val, PUZZLE, "-k", "4",
             "--instance", "short32", "--cutoff", "3", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
     e2e_run(&r, "-n", "5", "--decomp", d, opt, val, PUZZLE, "-k", "64",
             "--instance", "short32", "--cutoff", "5", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
 }
 
 PPS_DECOMP_TEST(test_rxno_mni_puzzle_checks_its_solution, "rxno-mni", 0)
@@ -45,8 +43,7 @@ static void test_puzzle_on_64_nodes_and_on_one(void)
     CU_ASSERT(e2e_contains(r.out, "sequential IDA*"));
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "1", PUZZLE, "--instance", "short32", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
 }
 
 /* The live platform runs the same binary. */
@@ -55,30 +52,21 @@ static void test_puzzle_on_the_live_platform(void)
     struct e2e_run r;
     e2e_run(&r, "-n", "3", "--platform", "live", PUZZLE, "-k", "4",
             "--instance", "short32", NULL);
-    CU_ASSERT(e2e_contains(r.out, ": OK"));
-    pps_expect_ok(&r);
+    pps_expect_checked(&r);
 }
 
 static void test_puzzle_refuses_bad_options_saying_what_was_expected(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "2", PUZZLE, "-k", "0", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "-k expects 1..4096"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "-k expects 1..4096");
     e2e_run(&r, "-n", "2", PUZZLE, "--bogus", "3", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "unknown option"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "unknown option");
     e2e_run(&r, "-n", "2", PUZZLE, "--board",
             "1 0 2 3 4 5 6 7 8 9 10 11 12 13 15 14", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "wrong permutation parity"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "wrong permutation parity");
     e2e_run(&r, "-n", "2", PUZZLE, "--instance", "korf99", NULL);
-    CU_ASSERT(r.status != 0);
-    CU_ASSERT(e2e_contains(r.err, "--instance expects"));
-    e2e_run_free(&r);
+    pps_expect_refused(&r, "--instance expects");
 }
 
 int main(void)

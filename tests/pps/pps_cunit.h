@@ -28,6 +28,23 @@ static inline void pps_expect_ok(struct e2e_run *r)
     e2e_run_free(r);
 }
 
+/* Asserts the application checked its answer (": OK") and exited 0, then
+ * frees the run. */
+static inline void pps_expect_checked(struct e2e_run *r)
+{
+    CU_ASSERT(e2e_contains(r->out, ": OK"));
+    pps_expect_ok(r);
+}
+
+/* Asserts a bad command line was refused (exit status 2) with a message
+ * saying what was expected, then frees the run. */
+static inline void pps_expect_refused(struct e2e_run *r, const char *expected)
+{
+    CU_ASSERT(r->status == 2);
+    CU_ASSERT(e2e_contains(r->err, expected));
+    e2e_run_free(r);
+}
+
 /* A reliable wire gets a harmless option where a lossy one gets --fault. */
 #define PPS_WIRE_OPT(lossy)       ((lossy) ? "--fault" : "--seed")
 #define PPS_WIRE_VAL(lossy, spec) ((lossy) ? (spec) : "1")
