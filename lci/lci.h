@@ -236,6 +236,9 @@ typedef struct {
     uint64_t pkts_returned;    /* packets returned to their sender */
     uint64_t host_busy_ns;     /* host time spent in LCI */
     uint64_t ni_busy_ns;       /* NI processor busy time */
+    uint64_t tx_merged;        /* packets merged into the same packet, or
+                                  an ack or NACK to the same node, still
+                                  waiting for the link */
 } lci_counters_t;
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p);

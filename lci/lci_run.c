@@ -166,10 +166,10 @@ static void print_stats(lci_seg_t *seg)
     memset(&sum, 0, sizeof sum);
     fprintf(stderr,
             "%5s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %6s %6s %6s %5s %6s "
-            "%10s %10s\n",
+            "%6s %10s %10s\n",
             "node", "data", "mcast", "ack", "nack", "fa", "recv", "deliv",
             "retx", "crc", "nobuf", "seq", "malf", "stalls", "intr", "retn",
-            "host_us", "ni_us");
+            "merged", "host_us", "ni_us");
     for (uint32_t k = 0; k <= n; k++) {
         lci_counters_t c;
         if (k < n) {
@@ -188,7 +188,7 @@ static void print_stats(lci_seg_t *seg)
         snprintf(name, sizeof name, k < n ? "%u" : "sum", k);
         fprintf(stderr,
                 "%5s %8llu %8llu %7llu %6llu %6llu %8llu %8llu %6llu %6llu "
-                "%6llu %6llu %6llu %6llu %5llu %6llu %10.1f %10.1f\n",
+                "%6llu %6llu %6llu %6llu %5llu %6llu %6llu %10.1f %10.1f\n",
                 name, (unsigned long long)c.pkts_sent_data,
                 (unsigned long long)c.pkts_sent_mcast,
                 (unsigned long long)c.pkts_sent_ack,
@@ -203,7 +203,8 @@ static void print_stats(lci_seg_t *seg)
                 (unsigned long long)c.drops_malformed,
                 (unsigned long long)c.window_stalls,
                 (unsigned long long)c.interrupts,
-                (unsigned long long)c.pkts_returned, c.host_busy_ns / 1000.0,
+                (unsigned long long)c.pkts_returned,
+                (unsigned long long)c.tx_merged, c.host_busy_ns / 1000.0,
                 c.ni_busy_ns / 1000.0);
     }
 }

@@ -1,6 +1,18 @@
 /*
  * lci_wire.c - links and switches: timing, the link-level sequence and CRC
- * checks of the receiving hardware, and fault injection.
+ * checks of the receiving hardware, and fault injection; and the NI's
+ * transmit queue.
+ *
+ * A packet handed to the link at time now starts when the link is free
+ * (back-pressure from a busy receiver keeps it busy), so it may wait in the
+ * NI's transmit queue.  The queue holds a buffer for one destination once:
+ * sending it again while its copy still waits (go-back-N resending a
+ * window the receiver has not even seen) only updates the waiting copy's
+ * header, as a firmware whose queue holds descriptors of its buffers does.
+ * Likewise an ack or a NACK to a peer that already has one waiting is
+ * merged into it (the newer cumulative ack, the credits of both).  Without
+ * this a receiver that drops for lack of buffers, each NACK answered by a
+ * whole window, fills the link queues faster than they drain.
  */
 #include <string.h>
 
@@ -13,9 +25,15 @@
 typedef struct {
     uint32_t src;
     uint32_t bytes;
-    uint64_t reserved;
+    uint32_t buf;    /* the NI buffer it was sent from, or LCI_NONE */
+    uint32_t reserved;
+    uint64_t start;  /* when its transmission begins; 0 once it is gone */
+    uint64_t tx_end; /* when the sender's link is done with it */
     /* header and payload follow */
 } wire_slot_t;
+
+_Static_assert(sizeof(wire_slot_t) == LCI_WIRE_SLOT_HEAD,
+               "the segment layout reserves LCI_WIRE_SLOT_HEAD bytes");
 
 static wire_slot_t *wire_slot(uint32_t idx)
 {
@@ -27,6 +45,113 @@ static wire_slot_t *wire_slot(uint32_t idx)
 static uint32_t *wire_free_stack(void)
 {
     return (uint32_t *)(lci_world.base + lci_seg()->off_wire_free);
+}
+
+static void wire_slot_free(uint32_t idx)
+{
+    lci_seg_t *s = lci_seg();
+    wire_slot(idx)->start = 0; /* no longer waiting for the link */
+    wire_free_stack()[s->wire_free_count++] = idx;
+}
+
+/* ---- the transmit queue --------------------------------------------- */
+
+/* The entries of node's tx-waiting index where a packet like hdr from buf
+ * may wait (*count_p of them), or NULL for a packet never merged. */
+static uint32_t *tx_waiting(uint32_t node, const lci_wire_hdr_t *hdr,
+                            uint32_t buf, unsigned *count_p)
+{
+    lci_seg_t *s = lci_seg();
+    const lci_config_t *cfg = &s->cfg;
+    uint32_t *mine = (uint32_t *)(lci_world.base + s->off_tx_waiting) +
+                     node * LCI_TX_WAITING_PER_NODE(cfg);
+    uint64_t acks = (uint64_t)(cfg->nsend + cfg->nrecv) * LCI_BUF_MAX_SENDS;
+    *count_p = 1;
+    if (buf != LCI_NONE) {
+        *count_p = LCI_BUF_MAX_SENDS;
+        return mine + (uint64_t)buf * LCI_BUF_MAX_SENDS;
+    }
+    if (hdr->type == LCI_PKT_CREDIT) {
+        return mine + acks + hdr->dst;
+    }
+    if (hdr->type == LCI_PKT_NACK) {
+        return mine + acks + cfg->nnodes + hdr->dst;
+    }
+    return NULL;
+}
+
+/* The slot of a copy of this packet that node's link has not started to
+ * send at now, or LCI_NONE. */
+static uint32_t tx_find_waiting(uint32_t node, uint64_t now,
+                                const lci_wire_hdr_t *hdr, uint32_t buf,
+                                uint32_t *entries, unsigned count)
+{
+    for (unsigned k = 0; k < count; k++) {
+        if (entries[k] == LCI_NONE) {
+            continue;
+        }
+        const wire_slot_t *ws = wire_slot(entries[k]);
+        lci_wire_hdr_t old;
+        memcpy(&old, ws + 1, sizeof old);
+        int data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
+        if (ws->start > now && ws->src == node && ws->buf == buf &&
+            old.dst == hdr->dst && old.type == hdr->type &&
+            old.len == hdr->len && (!data || old.seq == hdr->seq) &&
+            (uint32_t)old.credits + hdr->credits <= UINT16_MAX) {
+            return entries[k];
+        }
+    }
+    return LCI_NONE;
+}
+
+/* Notes that slot idx waits for the link, in an entry of its own
+ * destination or one no longer waiting (else the first). */
+static void tx_note_waiting(uint64_t now, uint32_t idx, uint16_t dst,
+                            uint32_t *entries, unsigned count)
+{
+    unsigned use = 0;
+    for (unsigned k = 0; k < count; k++) {
+        if (entries[k] == LCI_NONE) {
+            use = k;
+            break;
+        }
+        const wire_slot_t *ws = wire_slot(entries[k]);
+        lci_wire_hdr_t old;
+        memcpy(&old, ws + 1, sizeof old);
+        if (ws->start <= now || old.dst == dst) {
+            use = k;
+            break;
+        }
+    }
+    entries[use] = idx;
+}
+
+/* The waiting copy in slot idx takes the newer header's news: its ack,
+ * its flags (an ack request), and its credits on top of its own. */
+static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
+{
+    wire_slot_t *ws = wire_slot(idx);
+    unsigned char *pkt = (unsigned char *)(ws + 1);
+    lci_wire_hdr_t old;
+    memcpy(&old, pkt, sizeof old);
+    if (hdr->flags & LCI_HF_ACK) {
+        old.ack = hdr->ack;
+    }
+    old.flags = (uint8_t)(old.flags | hdr->flags);
+    old.credits = (uint16_t)(old.credits + hdr->credits);
+    memcpy(pkt, &old, sizeof old);
+    uint32_t crc = lci_crc32(pkt + sizeof old.crc, ws->bytes - sizeof old.crc);
+    memcpy(pkt, &crc, sizeof crc);
+}
+
+/* The wire's reference to buf ends when the link is done with it. */
+static void tx_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
+{
+    if (buf != LCI_NONE && buf < ni->nsend) {
+        lci_fw_send_buf_release(ni, buf, when);
+    } else if (buf != LCI_NONE) {
+        lci_sim_post(when, LCI_EV_TX_DONE, ni->node, buf, 0);
+    }
 }
 
 static uint64_t ns_for_bytes(uint64_t bytes, double mb_per_s)
@@ -117,6 +242,29 @@ unsigned lci_hw_fault(const lci_wire_hdr_t *hdr, uint32_t src,
     return 0;
 }
 
+/* Stops the run: every wire slot holds a packet.  Says what they hold. */
+static void wire_report_full(lci_ni_t *ni)
+{
+    lci_seg_t *s = lci_seg();
+    uint32_t by_type[LCI_PKT_TYPE_MAX] = {0}, from_me = 0, to_me = 0;
+    for (uint32_t i = 0; i < s->nwire; i++) {
+        wire_slot_t *ws = wire_slot(i);
+        lci_wire_hdr_t h;
+        memcpy(&h, ws + 1, sizeof h);
+        by_type[h.type < LCI_PKT_TYPE_MAX ? h.type : 0]++;
+        from_me += ws->src == ni->node;
+        to_me += h.dst == ni->node;
+    }
+    lci_sched_fail((int)ni->node, LCI_ERR_CONFIG,
+                   "the network ran out of in-flight packet slots (%u: %u "
+                   "data, %u multicast, %u acknowledgements, %u NACKs, %u "
+                   "fetch-and-add; %u from this node, %u to it)",
+                   s->nwire, by_type[LCI_PKT_DATA], by_type[LCI_PKT_MCAST],
+                   by_type[LCI_PKT_CREDIT], by_type[LCI_PKT_NACK],
+                   by_type[LCI_PKT_FA_REQ] + by_type[LCI_PKT_FA_REP], from_me,
+                   to_me);
+}
+
 void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf)
 {
@@ -129,6 +277,19 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     lci_ni_t *dst = lci_world_ni(hdr->dst);
     uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
 
+    unsigned nentries;
+    uint32_t *entries = tx_waiting(ni->node, hdr, buf, &nentries);
+    if (entries != NULL) {
+        uint32_t waiting =
+            tx_find_waiting(ni->node, now, hdr, buf, entries, nentries);
+        if (waiting != LCI_NONE) {
+            tx_merge(waiting, hdr);
+            tx_release(ni, buf, wire_slot(waiting)->tx_end);
+            ni->counters.tx_merged++;
+            return;
+        }
+    }
+
     /* Cut-through through one crossbar switch; the receiver's wire DMA
      * drains packets one at a time, and back-pressure holds the sender's
      * link until its packet has drained. */
@@ -139,30 +300,30 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     uint64_t rx_end = rx_start + dur;
     dst->rx_free = rx_end;
     ni->tx_free = max_u64(start + dur, rx_end - latency);
-    if (buf != LCI_NONE && buf < ni->nsend) {
-        lci_fw_send_buf_release(ni, buf, ni->tx_free);
-    } else if (buf != LCI_NONE) {
-        lci_sim_post(ni->tx_free, LCI_EV_TX_DONE, ni->node, buf, 0);
-    }
+    tx_release(ni, buf, ni->tx_free);
 
     if (s->wire_free_count == 0) {
-        lci_sched_fail((int)ni->node, LCI_ERR_CONFIG,
-                       "the network ran out of in-flight packet slots (%u)",
-                       s->nwire);
+        wire_report_full(ni);
     }
     uint32_t idx = wire_free_stack()[--s->wire_free_count];
     wire_slot_t *ws = wire_slot(idx);
     unsigned char *pkt = (unsigned char *)(ws + 1);
     ws->src = ni->node;
     ws->bytes = bytes;
+    ws->buf = buf;
+    ws->start = start;
+    ws->tx_end = ni->tx_free;
     lci_hw_frame(ni, hdr, payload, pkt, 1);
 
     uint64_t n = s->packets_on_wire++;
     unsigned fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now,
                                  &s->burst_left);
     if (fate & LCI_HW_FAULT_LOST) {
-        wire_free_stack()[s->wire_free_count++] = idx;
+        wire_slot_free(idx);
         return;
+    }
+    if (entries != NULL) {
+        tx_note_waiting(now, idx, hdr->dst, entries, nentries);
     }
     lci_sim_post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
     if ((fate & LCI_HW_FAULT_TWICE) && s->wire_free_count > 0) {
@@ -170,6 +331,7 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
         count_fault();
         uint32_t twin = wire_free_stack()[--s->wire_free_count];
         memcpy(wire_slot(twin), ws, sizeof *ws + bytes);
+        wire_slot(twin)->start = 0; /* the copy is never merged into */
         dst->rx_free = rx_end + dur;
         lci_sim_post(rx_end + dur, LCI_EV_WIRE_ARRIVE, hdr->dst, twin, 0);
     }
@@ -242,11 +404,10 @@ uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
 
 void lci_hw_on_wire_arrive(const lci_event_t *ev)
 {
-    lci_seg_t *s = lci_seg();
     lci_ni_t *ni = lci_world_ni(ev->node);
     wire_slot_t *ws = wire_slot(ev->a);
     if (lci_hw_dead(ev->node, ev->time)) {
-        wire_free_stack()[s->wire_free_count++] = ev->a; /* nobody there */
+        wire_slot_free(ev->a); /* nobody there */
         return;
     }
     lci_wire_hdr_t hdr;
@@ -255,7 +416,7 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
                                       (const unsigned char *)(ws + 1),
                                       ws->bytes, 1, &hdr, &buf);
     uint32_t link_src = ws->src;
-    wire_free_stack()[s->wire_free_count++] = ev->a;
+    wire_slot_free(ev->a);
     ni->counters.pkts_recv++;
     lci_fw_arrived(ni, ev->time, &hdr, buf, status, link_src);
 }

@@ -7,7 +7,8 @@
 lci_world_t lci_world;
 
 typedef struct {
-    uint64_t hosts, heap, sram, rings, pools, pool_free, wire, wire_free, total;
+    uint64_t hosts, heap, sram, rings, pools, pool_free, wire, wire_free,
+        tx_waiting, total;
     uint64_t ring_slot, wire_slot, nwire, pool_buf, pool_free_stride;
 } seg_layout_t;
 
@@ -23,10 +24,17 @@ static seg_layout_t layout(const lci_config_t *cfg, uint64_t events)
     l.ring_slot = round_up(sizeof(lci_ring_slot_t), 16);
     l.pool_buf = round_up(cfg->packet_size - sizeof(lci_wire_hdr_t), 64);
     l.pool_free_stride = round_up(sizeof(lci_hbuf_stack_t) + 4ull * cfg->nring, 64);
-    l.wire_slot = round_up(16 + cfg->packet_size, 64);
-    /* The fabric never drops for lack of space: one in-flight slot per NI
-     * buffer in the cluster is more than flow control can ever use. */
-    l.nwire = n * (cfg->nsend + cfg->nrecv) + 64;
+    l.wire_slot = round_up(LCI_WIRE_SLOT_HEAD + cfg->packet_size, 64);
+    /* The fabric never drops for lack of space.  A packet holds a slot from
+     * its transmission to its arrival.  An NI queues a buffer for the link
+     * at most once per destination (a buffer has at most LCI_BUF_MAX_SENDS)
+     * and an ack or a NACK at most once per peer: core/hw/lci_wire.c merges
+     * the rest into the copy still waiting.  Fetch-and-add packets, of
+     * which a node has few outstanding, and the packets already on the
+     * link (back-pressure keeps those to a few per NI) fit in one more per
+     * peer.  Pages of slots never used are never touched. */
+    l.nwire = n * (cfg->nsend + cfg->nrecv) * LCI_BUF_MAX_SENDS +
+              n * 3 * n + 64;
     l.hosts = round_up(sizeof(lci_seg_t), 4096);
     l.heap = round_up(l.hosts + n * sizeof(lci_host_shared_t), 4096);
     l.sram = round_up(l.heap + events * sizeof(lci_event_t), 4096);
@@ -35,7 +43,9 @@ static seg_layout_t layout(const lci_config_t *cfg, uint64_t events)
     l.pool_free = round_up(l.pools + n * cfg->nring * l.pool_buf, 4096);
     l.wire = round_up(l.pool_free + n * l.pool_free_stride, 4096);
     l.wire_free = round_up(l.wire + l.nwire * l.wire_slot, 4096);
-    l.total = round_up(l.wire_free + l.nwire * 4, 4096);
+    l.tx_waiting = round_up(l.wire_free + l.nwire * 4, 4096);
+    l.total = round_up(l.tx_waiting + n * LCI_TX_WAITING_PER_NODE(cfg) * 4,
+                       4096);
     return l;
 }
 
@@ -82,6 +92,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
     s->pool_stride = cfg->nring * l.pool_buf;
     s->pool_free_stride = l.pool_free_stride;
     s->off_wire_free = l.wire_free;
+    s->off_tx_waiting = l.tx_waiting;
     s->sram_stride = round_up(cfg->sram_bytes, 4096);
     s->ring_stride = cfg->nring * l.ring_slot;
     s->ring_slot_bytes = l.ring_slot;
@@ -115,6 +126,11 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
         stack[i] = s->nwire - 1 - i;
     }
     s->wire_free_count = s->nwire;
+    uint32_t *waiting = (uint32_t *)((char *)base + s->off_tx_waiting);
+    uint64_t nwaiting = cfg->nnodes * LCI_TX_WAITING_PER_NODE(cfg);
+    for (uint64_t i = 0; i < nwaiting; i++) {
+        waiting[i] = UINT32_MAX; /* nothing waits */
+    }
     return LCI_OK;
 }
 

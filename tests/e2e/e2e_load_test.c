@@ -10,6 +10,10 @@
  *  - multicast throughput on the RX_ni decompositions: a forwarding NI
  *    keeps each packet for both of its tree children until both acked it,
  *    with and without drops on the wire.
+ *  - a receiver without buffers for 100 ms on the retransmitting
+ *    decompositions: every NACK draws its sender's whole window again, and
+ *    the NIs' transmit queues must merge the copies still waiting for the
+ *    link instead of filling the network (which once stopped the run).
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,10 +24,12 @@
 #include "pps_cunit.h" /* the shared main of one-suite test drivers */
 
 #define INCAST e2e_prog_path("tests/e2e/e2e_load_incast")
+#define ALLTOALL e2e_prog_path("tests/e2e/e2e_alltoall")
 #define BCAST e2e_prog_path("bench/lci_bcast")
 
-/* Node 0's count in column col of the --stats table, or -1. */
-static long node0_stat(const char *err, const char *col)
+/* The count in column col of row name (a node number or "sum") of the
+ * --stats table, or -1. */
+static long stat_of(const char *err, const char *name, const char *col)
 {
     const char *head = strstr(err, " node ");
     if (head == NULL) {
@@ -41,16 +47,23 @@ static long node0_stat(const char *err, const char *col)
             break;
         }
     }
-    const char *row = strstr(head, "\n    0 ");
-    if (idx < 0 || row == NULL) {
+    char start[16];
+    snprintf(start, sizeof start, "\n%5s ", name);
+    const char *row = strstr(head, start);
+    if (idx < 1 || row == NULL) {
         return -1;
     }
     long v = -1;
-    const char *q = row + 1;
-    for (i = 0; i <= idx && sscanf(q, "%ld%n", &v, &used) == 1; i++) {
+    const char *q = row + strlen(start); /* past the row's name: column 0 */
+    for (i = 1; i <= idx && sscanf(q, "%ld%n", &v, &used) == 1; i++) {
         q += used;
     }
     return i == idx + 1 ? v : -1;
+}
+
+static long node0_stat(const char *err, const char *col)
+{
+    return stat_of(err, "0", col);
 }
 
 /* The run succeeds, and the receiver really was overloaded: where
@@ -77,6 +90,35 @@ static void check_incast(const char *decomp)
         }
     }
     e2e_run_free(&r);
+}
+
+/* Exactly-once FIFO delivery (e2e_alltoall checks it) while node 0 has no
+ * receive buffer for 100 ms; copies were merged in the transmit queues. */
+static void check_starved_receiver(const char *decomp)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(decomp)) {
+        return;
+    }
+    e2e_run(&r, "-n", "4", "--decomp", decomp, "--stats", "--fault",
+            "nobuf=0@0+100ms", ALLTOALL, NULL);
+    if (e2e_expect_success(&r)) {
+        CU_ASSERT(e2e_contains(r.out, ": OK"));
+        CU_ASSERT(node0_stat(r.err, "nobuf") > 0);
+        long merged = stat_of(r.err, "sum", "merged");
+        CU_ASSERT(merged > 0);
+    }
+    e2e_run_free(&r);
+}
+
+static void test_starved_receiver_rxni_mni(void)
+{
+    check_starved_receiver("rxni-mni");
+}
+
+static void test_starved_receiver_rxh_mh(void)
+{
+    check_starved_receiver("rxh-mh");
 }
 
 static void check_bcast(const char *decomp, const char *n, const char *fault)
@@ -136,6 +178,8 @@ int main(void)
         PPS_TEST(bcast_throughput_with_drops_rxni_mni),
         PPS_TEST(bcast_throughput_with_drops_rxni_mh),
         PPS_TEST(bcast_throughput_16_nodes_rxni_mni),
+        PPS_TEST(starved_receiver_rxni_mni),
+        PPS_TEST(starved_receiver_rxh_mh),
     };
     return pps_cunit_main("load", tests, sizeof tests / sizeof tests[0]);
 }
