@@ -167,6 +167,13 @@ static void decide(uint32_t slot, int v)
 static void apply_update(uint32_t u, int t)
 {
     uint32_t slot = u & ~KIND_IN_L;
+    if (slot >= part.count) {
+        fprintf(stderr,
+                "awari: node %d: an update for board slot %u of %u in the "
+                "%d-stone database\n",
+                me, slot, part.count, part.n);
+        exit(1);
+    }
     if (part.value[slot] != AW_UNKNOWN) {
         return;
     }
@@ -193,7 +200,7 @@ static int32_t part_apply(int64_t *self, int32_t t, const void *data,
     return (int32_t)(decided_late - before);
 }
 
-/* The replicated termination rounds: round r's updates made, summed. */
+/* The replicated termination rounds: round r's late boards, summed. */
 typedef struct {
     int64_t round[2], total[2];
     int32_t arrived[2], pad[2];
