@@ -46,15 +46,6 @@ typedef struct {
 
 static int rank_, nodes;
 
-static void orca_ok(int r, const char *what)
-{
-    if (r < 0) {
-        fprintf(stderr, "awari: node %d: %s: %s (%s)\n", rank_, what,
-                orca_strerror(r), orca_last_error());
-        exit(1);
-    }
-}
-
 /* ---- the check's tally: a replicated object ------------------------------ */
 
 typedef struct {
@@ -103,18 +94,18 @@ static orca_object_t *tally_create(void)
         ORCA_INT64, ORCA_INT64, ORCA_INT64};
     static const orca_vtype_t get_args[] = {ORCA_INT64};
     orca_type_t *tt;
-    orca_ok(orca_type_create("awari_tally", sizeof(tally_t), NULL, &tt),
+    aw_orca_ok(orca_type_create("awari_tally", sizeof(tally_t), NULL, &tt),
             "orca_type_create");
-    orca_ok(orca_op_define(tt, "add", ORCA_WRITE, ORCA_FUNC(tally_add),
+    aw_orca_ok(orca_op_define(tt, "add", ORCA_WRITE, ORCA_FUNC(tally_add),
                            ORCA_INT32, 7, add_args),
             "orca_op_define");
-    orca_ok(orca_op_define(tt, "get", ORCA_READ, ORCA_FUNC(tally_get),
+    aw_orca_ok(orca_op_define(tt, "get", ORCA_READ, ORCA_FUNC(tally_get),
                            ORCA_INT32, 1, get_args),
             "orca_op_define");
-    orca_ok(orca_op_guard(tt, TALLY_GET, ORCA_FUNC(tally_all_in)),
+    aw_orca_ok(orca_op_guard(tt, TALLY_GET, ORCA_FUNC(tally_all_in)),
             "orca_op_guard");
     orca_object_t *obj;
-    orca_ok(orca_object_create(tt, ORCA_REPLICATED, &obj),
+    aw_orca_ok(orca_object_create(tt, ORCA_REPLICATED, &obj),
             "orca_object_create");
     return obj;
 }
@@ -264,7 +255,7 @@ int main(int argc, char **argv)
         pan_end();
         return bad;
     }
-    orca_ok(orca_init(), "orca_init");
+    aw_orca_ok(orca_init(), "orca_init");
     aw_build_setup(o.batch);
     orca_object_t *tally = tally_create();
     int8_t *db[AW_MAX_STONES + 1] = {0};
@@ -293,10 +284,10 @@ int main(int argc, char **argv)
         orca_int64((int64_t)st.updates),
         orca_int64((int64_t)st.remote),
         orca_int64((int64_t)st.messages)};
-    orca_ok(orca_invoke(tally, TALLY_ADD, add, 7, NULL), "tally add");
+    aw_orca_ok(orca_invoke(tally, TALLY_ADD, add, 7, NULL), "tally add");
     tally_t all;
     orca_value_t get = orca_int64((intptr_t)&all);
-    orca_ok(orca_invoke(tally, TALLY_GET, &get, 1, NULL), "tally get");
+    aw_orca_ok(orca_invoke(tally, TALLY_GET, &get, 1, NULL), "tally get");
 
     int ok = all.wrong == 0 && all.differ == 0 && !all.hashes_differ;
     if (rank_ == 0) {
@@ -334,7 +325,7 @@ int main(int argc, char **argv)
                : ok     ? "OK"
                         : "WRONG");
     }
-    orca_ok(orca_end(), "orca_end");
+    aw_orca_ok(orca_end(), "orca_end");
     for (int n = 0; n <= o.stones; n++) {
         free(db[n]);
     }

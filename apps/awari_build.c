@@ -38,10 +38,10 @@
 
 static int me, nodes, batch_max;
 
-static void orca_ok(int r, const char *what)
+void aw_orca_ok(int r, const char *what)
 {
     if (r < 0) {
-        fprintf(stderr, "awari: node %d: %s: %s (%s)\n", me, what,
+        fprintf(stderr, "awari: node %d: %s: %s (%s)\n", pan_rank(), what,
                 orca_strerror(r), orca_last_error());
         exit(1);
     }
@@ -286,43 +286,43 @@ void aw_build_setup(int batch)
                                               ORCA_INT32, ORCA_BYTES};
     static const orca_vtype_t fetch_args[] = {ORCA_INT32, ORCA_INT64};
     orca_type_t *pt, *rt;
-    orca_ok(orca_type_create("awari_part", sizeof(int64_t), NULL, &pt),
+    aw_orca_ok(orca_type_create("awari_part", sizeof(int64_t), NULL, &pt),
             "orca_type_create");
-    orca_ok(orca_op_define(pt, "apply", ORCA_WRITE, ORCA_FUNC(part_apply),
+    aw_orca_ok(orca_op_define(pt, "apply", ORCA_WRITE, ORCA_FUNC(part_apply),
                            ORCA_INT32, 2, apply_args),
             "orca_op_define");
-    orca_ok(orca_type_create("awari_rounds", sizeof(rounds_t), NULL, &rt),
+    aw_orca_ok(orca_type_create("awari_rounds", sizeof(rounds_t), NULL, &rt),
             "orca_type_create");
-    orca_ok(orca_op_define(rt, "add", ORCA_WRITE, ORCA_FUNC(rounds_add),
+    aw_orca_ok(orca_op_define(rt, "add", ORCA_WRITE, ORCA_FUNC(rounds_add),
                            ORCA_INT32, 2, add_args),
             "orca_op_define");
-    orca_ok(orca_op_define(rt, "total", ORCA_READ, ORCA_FUNC(rounds_total),
+    aw_orca_ok(orca_op_define(rt, "total", ORCA_READ, ORCA_FUNC(rounds_total),
                            ORCA_INT64, 1, total_args),
             "orca_op_define");
-    orca_ok(orca_op_guard(rt, ROUNDS_TOTAL, ORCA_FUNC(rounds_complete)),
+    aw_orca_ok(orca_op_guard(rt, ROUNDS_TOTAL, ORCA_FUNC(rounds_complete)),
             "orca_op_guard");
     for (int n = 1; n <= AW_MAX_STONES; n++) {
         char name[32];
         snprintf(name, sizeof name, "awari_db%d", n);
         orca_type_t *dt;
-        orca_ok(orca_type_create(name, sizeof(db_copy_t) + aw_db_size(n),
+        aw_orca_ok(orca_type_create(name, sizeof(db_copy_t) + aw_db_size(n),
                                  NULL, &dt),
                 "orca_type_create");
-        orca_ok(orca_op_define(dt, "store", ORCA_WRITE, ORCA_FUNC(db_store),
+        aw_orca_ok(orca_op_define(dt, "store", ORCA_WRITE, ORCA_FUNC(db_store),
                                ORCA_INT32, 4, store_args),
                 "orca_op_define");
-        orca_ok(orca_op_define(dt, "fetch", ORCA_READ, ORCA_FUNC(db_fetch),
+        aw_orca_ok(orca_op_define(dt, "fetch", ORCA_READ, ORCA_FUNC(db_fetch),
                                ORCA_INT32, 2, fetch_args),
                 "orca_op_define");
-        orca_ok(orca_op_guard(dt, DB_FETCH, ORCA_FUNC(db_complete)),
+        aw_orca_ok(orca_op_guard(dt, DB_FETCH, ORCA_FUNC(db_complete)),
                 "orca_op_guard");
         db_types[n] = dt;
     }
     parts = alloc_or_die((size_t)nodes * sizeof *parts);
     for (int k = 0; k < nodes; k++) {
-        orca_ok(orca_object_create(pt, k, &parts[k]), "orca_object_create");
+        aw_orca_ok(orca_object_create(pt, k, &parts[k]), "orca_object_create");
     }
-    orca_ok(orca_object_create(rt, ORCA_REPLICATED, &rounds),
+    aw_orca_ok(orca_object_create(rt, ORCA_REPLICATED, &rounds),
             "orca_object_create");
     outbox = alloc_or_die((size_t)nodes * sizeof *outbox);
     outlen = alloc_or_die((size_t)nodes * sizeof *outlen);
@@ -335,9 +335,9 @@ int64_t aw_build_sum(int64_t x)
 {
     int64_t r = ++round_no;
     orca_value_t add[2] = {orca_int64(r), orca_int64(x)}, res;
-    orca_ok(orca_invoke(rounds, ROUNDS_ADD, add, 2, NULL), "rounds add");
+    aw_orca_ok(orca_invoke(rounds, ROUNDS_ADD, add, 2, NULL), "rounds add");
     orca_value_t which = orca_int64(r);
-    orca_ok(orca_invoke(rounds, ROUNDS_TOTAL, &which, 1, &res),
+    aw_orca_ok(orca_invoke(rounds, ROUNDS_TOTAL, &which, 1, &res),
             "rounds total");
     return res.u.i64;
 }
@@ -375,7 +375,7 @@ static int64_t flush(int dest, int t)
         orca_int32(t),
         orca_bytes(outbox[dest], (size_t)outlen[dest] * sizeof **outbox)},
                  late;
-    orca_ok(orca_invoke(parts[dest], PART_APPLY, args, 2, &late),
+    aw_orca_ok(orca_invoke(parts[dest], PART_APPLY, args, 2, &late),
             "update RPC");
     outlen[dest] = 0;
     stats_p->messages++;
@@ -429,7 +429,7 @@ static int64_t drain(int t)
 static void replicate(int n, int8_t **db)
 {
     orca_object_t *copy;
-    orca_ok(orca_object_create(db_types[n], ORCA_REPLICATED, &copy),
+    aw_orca_ok(orca_object_create(db_types[n], ORCA_REPLICATED, &copy),
             "orca_object_create");
     for (uint32_t first = 0; first < part.count; first += STORE_CHUNK) {
         uint32_t len = part.count - first;
@@ -437,12 +437,12 @@ static void replicate(int n, int8_t **db)
         orca_value_t args[4] = {orca_int32(n), orca_int32(me),
                                 orca_int32((int32_t)first),
                                 orca_bytes(part.value + first, len)};
-        orca_ok(orca_invoke(copy, DB_STORE, args, 4, NULL), "db store");
+        aw_orca_ok(orca_invoke(copy, DB_STORE, args, 4, NULL), "db store");
     }
     db[n] = alloc_or_die(aw_db_size(n));
     orca_value_t fetch[2] = {orca_int32(n), orca_int64((intptr_t)db[n])};
-    orca_ok(orca_invoke(copy, DB_FETCH, fetch, 2, NULL), "db fetch");
-    orca_ok(orca_object_free(copy), "orca_object_free");
+    aw_orca_ok(orca_invoke(copy, DB_FETCH, fetch, 2, NULL), "db fetch");
+    aw_orca_ok(orca_object_free(copy), "orca_object_free");
 }
 
 void aw_build(int stones, int8_t **db, aw_build_stats_t *stats)

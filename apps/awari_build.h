@@ -21,6 +21,9 @@ typedef struct {
     uint64_t rounds;   /* termination rounds, every pass together */
 } aw_build_stats_t;
 
+/* Stops the run with Orca's message if r is an error (what: the call). */
+void aw_orca_ok(int r, const char *what);
+
 /* Orca's types and objects for the build; collective, after orca_init.
  * batch: updates per RPC at most. */
 void aw_build_setup(int batch);

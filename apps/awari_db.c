@@ -4,22 +4,30 @@
  */
 #include "awari_db.h"
 
+/* b's moves: the boards they give in child and the stones each captures
+ * in taken; returns how many there are. */
+static int moves_of(const aw_board_t *b, aw_board_t child[AW_SIDE],
+                    int taken[AW_SIDE])
+{
+    int moves = 0;
+    for (int pit = 0; pit < AW_SIDE; pit++) {
+        moves += aw_play(b, pit, &child[moves], &taken[moves]);
+    }
+    return moves;
+}
+
 void aw_exits(const aw_board_t *b, int8_t *const *db, int *best_exit,
               int *internal)
 {
-    int n = aw_stones(b), best = AW_UNKNOWN, inside = 0, moves = 0;
-    for (int pit = 0; pit < AW_SIDE; pit++) {
-        aw_board_t child;
-        int taken;
-        if (!aw_play(b, pit, &child, &taken)) {
+    aw_board_t child[AW_SIDE];
+    int taken[AW_SIDE], n = aw_stones(b), best = AW_UNKNOWN, inside = 0;
+    int moves = moves_of(b, child, taken);
+    for (int m = 0; m < moves; m++) {
+        if (taken[m] == 0) {
+            inside++; /* db[n] is not built yet */
             continue;
         }
-        moves++;
-        if (taken == 0) {
-            inside++;
-            continue;
-        }
-        int worth = taken - db[n - taken][aw_rank(&child)];
+        int worth = taken[m] - db[n - taken[m]][aw_rank(&child[m])];
         best = worth > best ? worth : best;
     }
     *best_exit = moves == 0 ? -n : best;
@@ -28,15 +36,12 @@ void aw_exits(const aw_board_t *b, int8_t *const *db, int *best_exit,
 
 int aw_negamax(const aw_board_t *b, int8_t *const *db)
 {
-    int n = aw_stones(b), best = -n, moves = 0;
-    for (int pit = 0; pit < AW_SIDE; pit++) {
-        aw_board_t child;
-        int taken;
-        if (!aw_play(b, pit, &child, &taken)) {
-            continue;
-        }
-        int worth = taken - db[n - taken][aw_rank(&child)];
-        best = moves++ == 0 || worth > best ? worth : best;
+    aw_board_t child[AW_SIDE];
+    int taken[AW_SIDE], n = aw_stones(b), best = -n;
+    int moves = moves_of(b, child, taken);
+    for (int m = 0; m < moves; m++) {
+        int worth = taken[m] - db[n - taken[m]][aw_rank(&child[m])];
+        best = m == 0 || worth > best ? worth : best;
     }
     return best;
 }
@@ -45,18 +50,14 @@ int aw_negamax(const aw_board_t *b, int8_t *const *db)
  * -t if in L_t, else AW_UNKNOWN (db[n] holds the sets found so far). */
 static int standing(const aw_board_t *b, int n, int t, int8_t *const *db)
 {
-    int wins = 0, all_lose = 1, moves = 0;
-    for (int pit = 0; pit < AW_SIDE; pit++) {
-        aw_board_t child;
-        int taken;
-        if (!aw_play(b, pit, &child, &taken)) {
-            continue;
-        }
-        moves++;
-        int v = db[n - taken][aw_rank(&child)];
-        if (taken > 0) {
-            wins |= taken - v >= t;
-            all_lose &= taken - v <= -t;
+    aw_board_t child[AW_SIDE];
+    int taken[AW_SIDE], wins = 0, all_lose = 1;
+    int moves = moves_of(b, child, taken);
+    for (int m = 0; m < moves; m++) {
+        int v = db[n - taken[m]][aw_rank(&child[m])];
+        if (taken[m] > 0) {
+            wins |= taken[m] - v >= t;
+            all_lose &= taken[m] - v <= -t;
         } else if (v == AW_UNKNOWN) {
             all_lose = 0;
         } else {

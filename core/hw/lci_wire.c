@@ -80,21 +80,36 @@ static uint32_t *tx_waiting(uint32_t node, const lci_wire_hdr_t *hdr,
     return NULL;
 }
 
+/* Whether slot idx (an entry of the index, or LCI_NONE) holds a packet
+ * that has not started to leave its NI at now; its header in *hdr_p. */
+static int tx_still_waiting(uint32_t idx, uint64_t now,
+                            lci_wire_hdr_t *hdr_p)
+{
+    if (idx == LCI_NONE) {
+        return 0;
+    }
+    const wire_slot_t *ws = wire_slot(idx);
+    if (ws->start <= now) {
+        return 0; /* the usual case: gone; its header is not read */
+    }
+    memcpy(hdr_p, ws + 1, sizeof *hdr_p);
+    return 1;
+}
+
 /* The slot of a copy of this packet that node's link has not started to
  * send at now, or LCI_NONE. */
 static uint32_t tx_find_waiting(uint32_t node, uint64_t now,
                                 const lci_wire_hdr_t *hdr, uint32_t buf,
                                 uint32_t *entries, unsigned count)
 {
+    int data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
     for (unsigned k = 0; k < count; k++) {
-        if (entries[k] == LCI_NONE) {
+        lci_wire_hdr_t old;
+        if (!tx_still_waiting(entries[k], now, &old)) {
             continue;
         }
         const wire_slot_t *ws = wire_slot(entries[k]);
-        lci_wire_hdr_t old;
-        memcpy(&old, ws + 1, sizeof old);
-        int data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
-        if (ws->start > now && ws->src == node && ws->buf == buf &&
+        if (ws->src == node && ws->buf == buf &&
             old.dst == hdr->dst && old.type == hdr->type &&
             old.len == hdr->len && (!data || old.seq == hdr->seq) &&
             (uint32_t)old.credits + hdr->credits <= UINT16_MAX) {
@@ -111,14 +126,8 @@ static void tx_note_waiting(uint64_t now, uint32_t idx, uint16_t dst,
 {
     unsigned use = 0;
     for (unsigned k = 0; k < count; k++) {
-        if (entries[k] == LCI_NONE) {
-            use = k;
-            break;
-        }
-        const wire_slot_t *ws = wire_slot(entries[k]);
         lci_wire_hdr_t old;
-        memcpy(&old, ws + 1, sizeof old);
-        if (ws->start <= now || old.dst == dst) {
+        if (!tx_still_waiting(entries[k], now, &old) || old.dst == dst) {
             use = k;
             break;
         }
