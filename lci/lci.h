@@ -243,6 +243,17 @@ typedef struct {
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p);
 
+/* ---- per-node state of libraries built on LCI ------------------------- */
+
+/* A library layered on LCI (Panda, MPI, ...) keeps its per-node state in
+ * one block that it reaches through a pointer, *slot_p.  Where several
+ * nodes share one process (the simulator's fiber engine), LCI gives every
+ * node its own block and keeps *slot_p pointing at the running node's.
+ * Call it from every node before the library first writes its state; the
+ * blocks start as copies of what *slot_p points to at the first call (the
+ * library's static initial state).  Callable before lci_init. */
+lci_status_t lci_node_local(void **slot_p, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

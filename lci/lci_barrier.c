@@ -17,9 +17,9 @@ void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload)
     }
     memcpy(&msg, payload, sizeof msg);
     if (msg.kind == LCI_INTERNAL_ARRIVE) {
-        lci_host.barrier_arrivals[msg.epoch & 1]++;
+        lci_host->barrier_arrivals[msg.epoch & 1]++;
     } else if (msg.kind == LCI_INTERNAL_RELEASE) {
-        lci_host.barrier_released = msg.epoch;
+        lci_host->barrier_released = msg.epoch;
     }
 }
 
@@ -27,7 +27,7 @@ void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload)
 static uint32_t coordinator(void)
 {
     uint32_t r = 0;
-    while (r < lci_host.size && lci_host.unreachable[r]) {
+    while (r < lci_host->size && lci_host->unreachable[r]) {
         r++;
     }
     return r;
@@ -36,8 +36,8 @@ static uint32_t coordinator(void)
 static uint32_t live_others(void)
 {
     uint32_t n = 0;
-    for (uint32_t r = 0; r < lci_host.size; r++) {
-        n += r != lci_host.rank && !lci_host.unreachable[r];
+    for (uint32_t r = 0; r < lci_host->size; r++) {
+        n += r != lci_host->rank && !lci_host->unreachable[r];
     }
     return n;
 }
@@ -45,13 +45,13 @@ static uint32_t live_others(void)
 static int all_arrived(void *arg)
 {
     uint32_t epoch = *(uint32_t *)arg;
-    return lci_host.barrier_arrivals[epoch & 1] >= live_others();
+    return lci_host->barrier_arrivals[epoch & 1] >= live_others();
 }
 
 static int released_or_moved(void *arg)
 {
     uint32_t *w = arg; /* epoch, coordinator we reported to */
-    return lci_host.barrier_released == w[0] || coordinator() != w[1];
+    return lci_host->barrier_released == w[0] || coordinator() != w[1];
 }
 
 static lci_status_t send_internal(int dest, uint32_t kind, uint32_t epoch)
@@ -79,26 +79,26 @@ static lci_status_t send_internal(int dest, uint32_t kind, uint32_t epoch)
 lci_status_t lci_barrier(void)
 {
     LCI_CHECK_INIT();
-    if (lci_host.in_upcall) {
+    if (lci_host->in_upcall) {
         return lci_error(LCI_ERR_STATE, "lci_barrier: called from an upcall");
     }
-    if (lci_host.size == 1) {
+    if (lci_host->size == 1) {
         return LCI_OK;
     }
-    uint32_t epoch = ++lci_host.barrier_epoch;
+    uint32_t epoch = ++lci_host->barrier_epoch;
     lci_status_t st = LCI_OK;
     lci_host_enter();
     for (;;) {
         uint32_t coord = coordinator();
-        if (lci_host.rank == coord) {
+        if (lci_host->rank == coord) {
             lci_host_wait_until(all_arrived, &epoch);
-            lci_host.barrier_arrivals[epoch & 1] -= live_others();
-            if (live_others() == lci_host.size - 1) {
+            lci_host->barrier_arrivals[epoch & 1] -= live_others();
+            if (live_others() == lci_host->size - 1) {
                 st = send_internal(-1, LCI_INTERNAL_RELEASE, epoch);
             } else {
                 /* Around the unreachable nodes: one release each. */
-                for (uint32_t r = 0; r < lci_host.size && st == LCI_OK; r++) {
-                    if (r != lci_host.rank && !lci_host.unreachable[r]) {
+                for (uint32_t r = 0; r < lci_host->size && st == LCI_OK; r++) {
+                    if (r != lci_host->rank && !lci_host->unreachable[r]) {
                         st = send_internal((int)r, LCI_INTERNAL_RELEASE, epoch);
                     }
                 }
@@ -111,7 +111,7 @@ lci_status_t lci_barrier(void)
         }
         uint32_t wait[2] = {epoch, coord};
         lci_host_wait_until(released_or_moved, wait);
-        if (lci_host.barrier_released == epoch) {
+        if (lci_host->barrier_released == epoch) {
             break;
         }
         /* The coordinator turned out unreachable: report to the next. */

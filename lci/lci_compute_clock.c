@@ -3,6 +3,7 @@
  * (see lci_compute_clock.h).
  */
 #include "lci_compute_clock.h"
+#include "lci_host.h"
 
 #include <time.h>
 
@@ -10,8 +11,8 @@
  * thread's CPU time is then the better measure. */
 #define LCI_COMPUTE_WALL_MAX_NS 50000u
 
+/* The clocks' own cost: the same for every node of the process. */
 static uint64_t wall_overhead, cpu_overhead;
-static uint64_t wall_start, cpu_start;
 
 static uint64_t read_ns(clockid_t id)
 {
@@ -36,26 +37,29 @@ static uint64_t overhead_of(clockid_t id)
 
 void lci_compute_clock_init(void)
 {
-    wall_overhead = overhead_of(CLOCK_MONOTONIC);
-    cpu_overhead = overhead_of(CLOCK_THREAD_CPUTIME_ID);
+    if (wall_overhead == 0 && cpu_overhead == 0) {
+        /* once per process, however many nodes it runs */
+        wall_overhead = overhead_of(CLOCK_MONOTONIC);
+        cpu_overhead = overhead_of(CLOCK_THREAD_CPUTIME_ID);
+    }
     lci_compute_clock_start();
 }
 
 void lci_compute_clock_start(void)
 {
-    cpu_start = read_ns(CLOCK_THREAD_CPUTIME_ID);
-    wall_start = read_ns(CLOCK_MONOTONIC); /* last: the cheap one */
+    lci_host->compute_cpu_start = read_ns(CLOCK_THREAD_CPUTIME_ID);
+    lci_host->compute_wall_start = read_ns(CLOCK_MONOTONIC); /* last: the cheap one */
 }
 
 uint64_t lci_compute_clock_stop(void)
 {
-    uint64_t wall = read_ns(CLOCK_MONOTONIC) - wall_start;
+    uint64_t wall = read_ns(CLOCK_MONOTONIC) - lci_host->compute_wall_start;
     if (wall <= LCI_COMPUTE_WALL_MAX_NS) {
         return wall > wall_overhead ? wall - wall_overhead : 0;
     }
     /* The CPU reading at start came before the wall reading: the wall
      * clock's overhead is inside the CPU stretch too. */
-    uint64_t cpu = read_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start;
+    uint64_t cpu = read_ns(CLOCK_THREAD_CPUTIME_ID) - lci_host->compute_cpu_start;
     uint64_t ovh = cpu_overhead + wall_overhead;
     return cpu > ovh ? cpu - ovh : 0;
 }

@@ -5,7 +5,7 @@
 static int fa_replied(void *arg)
 {
     (void)arg;
-    return lci_host.fa_done;
+    return lci_host->fa_done;
 }
 
 lci_status_t lci_fetch_add(int node, unsigned var, int64_t add, int64_t *old_p)
@@ -14,17 +14,17 @@ lci_status_t lci_fetch_add(int node, unsigned var, int64_t add, int64_t *old_p)
     if (old_p == NULL) {
         return lci_error(LCI_ERR_INVAL, "lci_fetch_add: NULL old_p");
     }
-    if (node < 0 || (uint32_t)node >= lci_host.size) {
+    if (node < 0 || (uint32_t)node >= lci_host->size) {
         return lci_error(LCI_ERR_RANK,
                          "lci_fetch_add: node %d is not a rank of 0..%u",
-                         node, lci_host.size - 1);
+                         node, lci_host->size - 1);
     }
     if (var >= lci_seg()->cfg.nfa) {
         return lci_error(LCI_ERR_INVAL,
                          "lci_fetch_add: variable %u; each node has %u (0..%u)",
                          var, lci_seg()->cfg.nfa, lci_seg()->cfg.nfa - 1);
     }
-    if (lci_host.in_upcall) {
+    if (lci_host->in_upcall) {
         return lci_error(LCI_ERR_STATE,
                          "lci_fetch_add: cannot wait for the reply inside an "
                          "upcall");
@@ -35,17 +35,17 @@ lci_status_t lci_fetch_add(int node, unsigned var, int64_t add, int64_t *old_p)
         lci_host_leave();
         return st;
     }
-    lci_fa_msg_t msg = {.var = var, .token = ++lci_host.fa_token, .value = add};
+    lci_fa_msg_t msg = {.var = var, .token = ++lci_host->fa_token, .value = add};
     lci_host_leave();
     st = lci_packet_write(packet, 0, &msg, sizeof msg);
     if (st != LCI_OK) {
         return st;
     }
     lci_host_enter();
-    lci_host.fa_done = 0;
+    lci_host->fa_done = 0;
     lci_host_submit(packet, LCI_PKT_FA_REQ, (uint16_t)node, sizeof msg, 0);
     lci_host_wait_until(fa_replied, NULL);
-    *old_p = lci_host.fa_result;
+    *old_p = lci_host->fa_result;
     lci_host_leave();
     return LCI_OK;
 }

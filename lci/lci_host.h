@@ -97,9 +97,19 @@ typedef struct {
     int standalone;
     void *seg_base;
     uint64_t seg_size;
+
+    /* M_h forwards waiting for a send buffer (lci_place_host.c) */
+    struct lci_pending_forward *pending_head, *pending_tail;
+    /* --compute scaled: where the current stretch of application compute
+     * began (lci_compute_clock.c) */
+    uint64_t compute_wall_start, compute_cpu_start;
+
+    char last_error[512]; /* lci_last_error() */
 } lci_host_t;
 
-extern lci_host_t lci_host;
+/* This node's host state: a node-local block (lci_node_local.h), so it
+ * follows the running node where several share a process. */
+extern lci_host_t *lci_host;
 
 /* Records an error message for lci_last_error() and returns status. */
 lci_status_t lci_error(lci_status_t status, const char *fmt, ...)
@@ -200,7 +210,7 @@ void lci_host_internal(const lci_wire_hdr_t *hdr, const void *payload);
 
 #define LCI_CHECK_INIT()                                                       \
     do {                                                                       \
-        if (!lci_host.inited) {                                                \
+        if (!lci_host->inited) {                                                \
             return lci_error(LCI_ERR_STATE, "%s: LCI is not initialised",      \
                              __func__);                                        \
         }                                                                      \

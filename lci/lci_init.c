@@ -15,42 +15,43 @@
 
 #include "lci_compute_clock.h"
 #include "lci_decomp.h"
+#include "lci_engine.h"
 #include "lci_host.h"
 #include "lci_live.h"
 #include "lci_options.h"
 #include "lci_timeline.h"
 
-lci_host_t lci_host;
+static lci_host_t host_initial;
+lci_host_t *lci_host = &host_initial;
 
 /* Fault injection on the host: a host that stops polling for a while
  * (it computes), and a node that dies. */
 static void host_faults(void)
 {
     const lci_fault_config_t *f = &lci_seg()->cfg.fault;
-    uint64_t now = lci_host.hs->clock;
-    if (f->nopoll.dur > 0 && f->nopoll.a == lci_host.rank &&
-        !lci_host.nopoll_done && now >= f->nopoll.start) {
-        lci_host.nopoll_done = 1;
+    uint64_t now = lci_host->hs->clock;
+    if (f->nopoll.dur > 0 && f->nopoll.a == lci_host->rank &&
+        !lci_host->nopoll_done && now >= f->nopoll.start) {
+        lci_host->nopoll_done = 1;
         if (lci_world.live != NULL) {
             lci_live_compute((double)f->nopoll.dur * 1e-9);
             return;
         }
-        lci_host.hs->clock = now + f->nopoll.dur;
+        lci_host->hs->clock = now + f->nopoll.dur;
     }
-    if (f->die.dur > 0 && f->die.a == lci_host.rank && now >= f->die.start &&
+    if (f->die.dur > 0 && f->die.a == lci_host->rank && now >= f->die.start &&
         lci_world.live != NULL) {
         /* A real process dies the hard way: no exit path runs. */
-        lci_host.hs->died = 1;
+        lci_host->hs->died = 1;
         fflush(NULL);
         kill(getpid(), SIGKILL);
     }
-    if (f->die.dur > 0 && f->die.a == lci_host.rank && now >= f->die.start) {
+    if (f->die.dur > 0 && f->die.a == lci_host->rank && now >= f->die.start) {
         /* The process dies: it takes no further part, and its NI is dead
          * from the same moment (core/hw). */
-        lci_host.hs->died = 1;
-        lci_sched_exit(lci_host.rank);
-        fflush(NULL);
-        _exit(0);
+        lci_host->hs->died = 1;
+        lci_sched_exit(lci_host->rank);
+        lci_engine->die(lci_host->rank);
     }
 }
 
@@ -58,9 +59,9 @@ static void host_faults(void)
  * inside a poll, say) does not mean the host had stopped polling. */
 static void host_entered(void)
 {
-    if (!lci_host.in_lci) {
-        lci_host.in_lci = 1;
-        lci_host.entered_at = lci_host.hs->clock;
+    if (!lci_host->in_lci) {
+        lci_host->in_lci = 1;
+        lci_host->entered_at = lci_host->hs->clock;
     }
 }
 
@@ -71,21 +72,21 @@ static void host_entered(void)
  * computation ends; the computation goes on after the handler. */
 static void host_compute(uint64_t ns)
 {
-    uint64_t end = lci_host.hs->clock + ns, at;
+    uint64_t end = lci_host->hs->clock + ns, at;
     while (lci_world.live == NULL &&
            (at = lci_host_clock_interrupt_at()) < end) {
-        lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "compute",
-                          lci_host.hs->clock, at);
+        lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, "compute",
+                          lci_host->hs->clock, at);
         uint64_t left = end - at;
-        lci_host.hs->clock = at;
-        lci_sched_sync(lci_host.rank);
+        lci_host->hs->clock = at;
+        lci_sched_sync(lci_host->rank);
         lci_host_clock_interrupt();
-        end = lci_host.hs->clock + left;
+        end = lci_host->hs->clock + left;
     }
-    lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "compute",
-                      lci_host.hs->clock, end);
-    lci_host.hs->clock = end;
-    lci_host.computed_since_poll = 1;
+    lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, "compute",
+                      lci_host->hs->clock, end);
+    lci_host->hs->clock = end;
+    lci_host->computed_since_poll = 1;
 }
 
 void lci_host_account(void)
@@ -95,17 +96,17 @@ void lci_host_account(void)
         /* Soft timers and command times follow the real clock (as of the
          * last progress: reading the clock costs more than a poll). */
         uint64_t recent = lci_live_recent();
-        if (lci_host.hs->clock < recent) {
-            lci_host.hs->clock = recent;
+        if (lci_host->hs->clock < recent) {
+            lci_host->hs->clock = recent;
         }
     }
     host_faults();
-    if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED || lci_host.in_lci) {
+    if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED || lci_host->in_lci) {
         host_entered(); /* inner entries: the library's own work */
         return;
     }
     uint64_t delta = lci_compute_clock_stop();
-    uint64_t charged = (uint64_t)((double)delta * lci_host.prof->host_speed);
+    uint64_t charged = (uint64_t)((double)delta * lci_host->prof->host_speed);
     if (charged > 0) {
         host_compute(charged);
     }
@@ -115,23 +116,23 @@ void lci_host_account(void)
 void lci_host_charge(const char *what, double ns)
 {
     uint64_t n = (uint64_t)(ns + 0.5);
-    lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, what, lci_host.hs->clock,
-                      lci_host.hs->clock + n);
-    lci_host.hs->clock += n;
-    lci_host.hs->busy_ns += n;
+    lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, what, lci_host->hs->clock,
+                      lci_host->hs->clock + n);
+    lci_host->hs->clock += n;
+    lci_host->hs->busy_ns += n;
 }
 
 int lci_host_enter(void)
 {
     lci_host_account();
-    lci_sched_sync(lci_host.rank);
+    lci_sched_sync(lci_host->rank);
     lci_host_timers_run(); /* soft timers: polled on every LCI call */
-    lci_ni_t *ni = lci_host.ni;
-    if (ni->ni_intr_pending && ni->ni_intr_time <= lci_host.hs->clock &&
-        !lci_host.in_upcall) {
+    lci_ni_t *ni = lci_host->ni;
+    if (ni->ni_intr_pending && ni->ni_intr_time <= lci_host->hs->clock &&
+        !lci_host->in_upcall) {
         /* A network interrupt: taken here, at the next LCI call. */
         ni->ni_intr_pending = 0;
-        lci_host_charge("intr", lci_host.prof->host_intr_ns);
+        lci_host_charge("intr", lci_host->prof->host_intr_ns);
         uint64_t next;
         return lci_host_deliver(&next);
     }
@@ -144,32 +145,32 @@ int lci_host_enter(void)
 void lci_host_upcall_begin(void)
 {
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
-        lci_host.in_lci = 0;
+        lci_host->in_lci = 0;
         lci_compute_clock_start();
     }
 }
 
 void lci_host_upcall_end(void)
 {
-    if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED && !lci_host.in_lci) {
+    if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED && !lci_host->in_lci) {
         uint64_t charged = (uint64_t)((double)lci_compute_clock_stop() *
-                                      lci_host.prof->host_speed);
-        lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "upcall",
-                          lci_host.hs->clock, lci_host.hs->clock + charged);
-        lci_host.hs->clock += charged;
+                                      lci_host->prof->host_speed);
+        lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, "upcall",
+                          lci_host->hs->clock, lci_host->hs->clock + charged);
+        lci_host->hs->clock += charged;
         host_entered();
     }
 }
 
 void lci_host_leave(void)
 {
-    lci_host.left_at = lci_host.hs->clock; /* the host stops polling here */
-    if (lci_world.live != NULL && !lci_host.in_upcall && !lci_host.delivering) {
+    lci_host->left_at = lci_host->hs->clock; /* the host stops polling here */
+    if (lci_world.live != NULL && !lci_host->in_upcall && !lci_host->delivering) {
         /* Only the outermost call lets the NIC thread in: a send from an
          * upcall returns into a delivery still under way. */
         lci_live_host_leave();
     }
-    lci_host.in_lci = 0;
+    lci_host->in_lci = 0;
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
         lci_compute_clock_start();
     }
@@ -181,8 +182,8 @@ void lci_host_post_ni(uint16_t type, uint32_t a)
         lci_live_host_event(type, a);
         return;
     }
-    lci_sim_post(lci_host.hs->clock + (uint64_t)lci_host.prof->host_doorbell_ns,
-                 type, lci_host.rank, a, 0);
+    lci_sim_post(lci_host->hs->clock + (uint64_t)lci_host->prof->host_doorbell_ns,
+                 type, lci_host->rank, a, 0);
 }
 
 /* Removes --lci-NAME=VALUE arguments; under lci-run they are refused since
@@ -289,10 +290,10 @@ static lci_status_t standalone_world(int *argc, char ***argv)
         return lci_error(st, "lci_init: %s", err);
     }
     atomic_store(&lci_world_host(0)->go, 1);
-    lci_host.standalone = 1;
-    lci_host.seg_base = base;
-    lci_host.seg_size = size;
-    lci_host.rank = rank;
+    lci_host->standalone = 1;
+    lci_host->seg_base = base;
+    lci_host->seg_size = size;
+    lci_host->rank = rank;
     if (pmix) {
         st = lci_live_init(rank, -1, err, sizeof err);
         if (st != LCI_OK) {
@@ -332,16 +333,16 @@ static lci_status_t attach_world(const char *fd_text, int *argc, char ***argv)
     if (st != LCI_OK) {
         return lci_error(st, "lci_init: %s", err);
     }
-    lci_host.seg_base = base;
-    lci_host.seg_size = (uint64_t)sb.st_size;
-    lci_host.rank = (uint32_t)atoi(rank_text);
-    if (lci_host.rank >= lci_seg()->cfg.nnodes) {
+    lci_host->seg_base = base;
+    lci_host->seg_size = (uint64_t)sb.st_size;
+    lci_host->rank = (uint32_t)atoi(rank_text);
+    if (lci_host->rank >= lci_seg()->cfg.nnodes) {
         return lci_error(LCI_ERR_PLATFORM, "lci_init: LCI_RANK %s out of range",
                          rank_text);
     }
     if (strcmp(lci_seg()->cfg.platform, "live") == 0) {
         const char *fabric = getenv("LCI_LIVE_FD");
-        st = lci_live_init(lci_host.rank, fabric ? atoi(fabric) : -1, err,
+        st = lci_live_init(lci_host->rank, fabric ? atoi(fabric) : -1, err,
                            sizeof err);
         if (st != LCI_OK) {
             return lci_error(st, "lci_init: %s", err);
@@ -352,12 +353,16 @@ static lci_status_t attach_world(const char *fd_text, int *argc, char ***argv)
 
 lci_status_t lci_init(int *argc, char ***argv)
 {
-    if (lci_host.inited) {
+    lci_status_t st = lci_node_local((void **)&lci_host, sizeof *lci_host);
+    if (st != LCI_OK) {
+        return st;
+    }
+    if (lci_host->inited) {
         return lci_error(LCI_ERR_STATE, "lci_init: already initialised");
     }
-    memset(&lci_host, 0, sizeof lci_host);
+    memset(lci_host, 0, sizeof *lci_host);
     const char *fd_text = getenv("LCI_SIM_FD");
-    lci_status_t st = fd_text ? attach_world(fd_text, argc, argv)
+    st = fd_text ? attach_world(fd_text, argc, argv)
                               : standalone_world(argc, argv);
     if (st != LCI_OK) {
         return st;
@@ -368,38 +373,38 @@ lci_status_t lci_init(int *argc, char ***argv)
                          getenv(LCI_TIMELINE_ENV), strerror(errno));
     }
     lci_seg_t *s = lci_seg();
-    lci_host.size = s->cfg.nnodes;
-    lci_host.ni = lci_world_ni(lci_host.rank);
-    lci_host.hs = lci_world_host(lci_host.rank);
-    lci_host.hs->pid = (int32_t)getpid();
-    lci_host.prof = &s->prof;
+    lci_host->size = s->cfg.nnodes;
+    lci_host->ni = lci_world_ni(lci_host->rank);
+    lci_host->hs = lci_world_host(lci_host->rank);
+    lci_host->hs->pid = (int32_t)getpid();
+    lci_host->prof = &s->prof;
     if (s->cfg.compute == LCI_COMPUTE_SCALED) {
         lci_compute_clock_init();
     }
     uint32_t nring = s->cfg.nring, nsend = s->cfg.nsend;
-    lci_host.hbuf_kept = calloc(nring, 1);
-    lci_host.slot_taken = calloc(nring, 1);
-    lci_host.rpackets = calloc(nring, sizeof *lci_host.rpackets);
-    lci_host.packets = calloc(nsend, sizeof *lci_host.packets);
-    lci_host.spare = calloc(nsend, sizeof *lci_host.spare);
-    lci_host.unreachable = calloc(s->cfg.nnodes, 1);
-    if (!lci_host.hbuf_kept || !lci_host.slot_taken || !lci_host.rpackets ||
-        !lci_host.packets || !lci_host.spare || !lci_host.unreachable) {
+    lci_host->hbuf_kept = calloc(nring, 1);
+    lci_host->slot_taken = calloc(nring, 1);
+    lci_host->rpackets = calloc(nring, sizeof *lci_host->rpackets);
+    lci_host->packets = calloc(nsend, sizeof *lci_host->packets);
+    lci_host->spare = calloc(nsend, sizeof *lci_host->spare);
+    lci_host->unreachable = calloc(s->cfg.nnodes, 1);
+    if (!lci_host->hbuf_kept || !lci_host->slot_taken || !lci_host->rpackets ||
+        !lci_host->packets || !lci_host->spare || !lci_host->unreachable) {
         return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
     }
     for (uint32_t i = 0; i < nsend; i++) {
-        lci_host.packets[i].buf = i;
+        lci_host->packets[i].buf = i;
     }
-    lci_host.ring_reported = nring;
-    lci_host.ngroups_used = 1; /* group 0: every node */
-    lci_host.groups[0].id = 0;
-    lci_host.groups[0].live = 1;
+    lci_host->ring_reported = nring;
+    lci_host->ngroups_used = 1; /* group 0: every node */
+    lci_host->groups[0].id = 0;
+    lci_host->groups[0].live = 1;
     st = lci_host_place_init();
     if (st != LCI_OK) {
         return st;
     }
-    lci_host.inited = 1;
-    lci_sched_start(lci_host.rank);
+    lci_host->inited = 1;
+    lci_sched_start(lci_host->rank);
     lci_host_leave();
     return LCI_OK;
 }
@@ -407,7 +412,7 @@ lci_status_t lci_init(int *argc, char ***argv)
 lci_status_t lci_finalize(void)
 {
     LCI_CHECK_INIT();
-    if (lci_host.in_upcall) {
+    if (lci_host->in_upcall) {
         return lci_error(LCI_ERR_STATE, "lci_finalize: called from an upcall");
     }
     lci_status_t st = lci_barrier();
@@ -416,17 +421,17 @@ lci_status_t lci_finalize(void)
     }
     lci_host_enter();
     lci_host_place_drain();
-    lci_sched_exit(lci_host.rank);
-    lci_host.inited = 0;
-    free(lci_host.hbuf_kept);
-    free(lci_host.slot_taken);
-    free(lci_host.rpackets);
-    free(lci_host.packets);
-    free(lci_host.spare);
-    free(lci_host.unreachable);
+    lci_sched_exit(lci_host->rank);
+    lci_host->inited = 0;
+    free(lci_host->hbuf_kept);
+    free(lci_host->slot_taken);
+    free(lci_host->rpackets);
+    free(lci_host->packets);
+    free(lci_host->spare);
+    free(lci_host->unreachable);
     lci_host_place_fini();
-    if (lci_host.standalone) {
-        munmap(lci_host.seg_base, lci_host.seg_size);
+    if (lci_host->standalone) {
+        munmap(lci_host->seg_base, lci_host->seg_size);
     }
     /* Under lci-run the segment stays mapped until exit: the turn may
      * still pass through this process's memory map in no case, but
@@ -437,7 +442,7 @@ lci_status_t lci_finalize(void)
 void lci_abort(int code, const char *message)
 {
     if (lci_world.seg != NULL) {
-        lci_sched_fail((int)lci_host.rank, LCI_ERR_STATE, "lci_abort(%d): %s",
+        lci_sched_fail((int)lci_host->rank, LCI_ERR_STATE, "lci_abort(%d): %s",
                        code, message ? message : "");
     }
     fprintf(stderr, "lci_abort(%d): %s\n", code, message ? message : "");
@@ -446,12 +451,12 @@ void lci_abort(int code, const char *message)
 
 int lci_rank(void)
 {
-    return lci_host.inited ? (int)lci_host.rank : -1;
+    return lci_host->inited ? (int)lci_host->rank : -1;
 }
 
 int lci_size(void)
 {
-    return lci_host.inited ? (int)lci_host.size : -1;
+    return lci_host->inited ? (int)lci_host->size : -1;
 }
 
 const char *lci_decomp_name(void)
@@ -461,13 +466,13 @@ const char *lci_decomp_name(void)
 
 double lci_wtime(void)
 {
-    if (!lci_host.inited) {
+    if (!lci_host->inited) {
         return 0.0;
     }
     lci_host_account();
     /* Live: the real clock, now (the host's clock follows it lazily). */
     double t =
-        (double)(lci_world.live != NULL ? lci_live_now() : lci_host.hs->clock) *
+        (double)(lci_world.live != NULL ? lci_live_now() : lci_host->hs->clock) *
         1e-9;
     lci_host_leave();
     return t;
@@ -484,7 +489,7 @@ lci_status_t lci_compute(double seconds)
     lci_host_leave(); /* computing: the host polls nothing meanwhile */
     if (lci_world.live != NULL) {
         lci_live_compute(seconds);
-        lci_host.computed_since_poll = 1;
+        lci_host->computed_since_poll = 1;
         return LCI_OK;
     }
     host_compute((uint64_t)(seconds * 1e9 + 0.5));
@@ -504,19 +509,19 @@ lci_status_t lci_copy(void *dst, const void *src, size_t len)
     /* Charged from the profile; the real copy is not also charged as
      * measured compute. */
     lci_host_charge("copy",
-                    (double)len * 1000.0 / lci_host.prof->host_copy_mb_s);
+                    (double)len * 1000.0 / lci_host->prof->host_copy_mb_s);
     lci_host_leave();
     return LCI_OK;
 }
 
 unsigned lci_fa_count(void)
 {
-    return lci_host.inited ? lci_seg()->cfg.nfa : 0;
+    return lci_host->inited ? lci_seg()->cfg.nfa : 0;
 }
 
 size_t lci_packet_capacity(void)
 {
-    return lci_host.inited ? lci_host.ni->payload_max : 0;
+    return lci_host->inited ? lci_host->ni->payload_max : 0;
 }
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p)
@@ -525,8 +530,8 @@ lci_status_t lci_counters_get(lci_counters_t *counters_p)
     if (counters_p == NULL) {
         return lci_error(LCI_ERR_INVAL, "lci_counters_get: NULL pointer");
     }
-    *counters_p = lci_host.ni->counters;
-    counters_p->pkts_delivered = lci_host.hs->delivered;
-    counters_p->host_busy_ns = lci_host.hs->busy_ns;
+    *counters_p = lci_host->ni->counters;
+    counters_p->pkts_delivered = lci_host->hs->delivered;
+    counters_p->host_busy_ns = lci_host->hs->busy_ns;
     return LCI_OK;
 }

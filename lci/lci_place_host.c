@@ -27,13 +27,13 @@ static int rx_on_host(void)
 static uint64_t host_now(lci_env_t *env)
 {
     (void)env;
-    return lci_host.hs->clock;
+    return lci_host->hs->clock;
 }
 
 static void host_charge(lci_env_t *env, lci_cost_t what)
 {
     (void)env;
-    const lci_profile_t *p = lci_host.prof;
+    const lci_profile_t *p = lci_host->prof;
     switch (what) {
     case LCI_COST_ACK:
         lci_host_charge("ack", p->host_ack_ns);
@@ -71,15 +71,15 @@ static void host_transmit(lci_env_t *env, uint32_t buf,
 static void host_hold(lci_env_t *env, uint32_t buf)
 {
     (void)env;
-    lci_host.send_refs[buf]++;
+    lci_host->send_refs[buf]++;
 }
 
 static void host_release(lci_env_t *env, uint32_t buf)
 {
     (void)env;
-    if (--lci_host.send_refs[buf] == 0) {
-        lci_host.spare[lci_host.nspare++] = buf;
-        lci_host.packets[buf].in_use = 0;
+    if (--lci_host->send_refs[buf] == 0) {
+        lci_host->spare[lci_host->nspare++] = buf;
+        lci_host->packets[buf].in_use = 0;
     }
 }
 
@@ -94,7 +94,7 @@ static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
     if (rx_on_host()) {
         host_hold(env, buf); /* the reference passes to the rx module */
-        lci_decomp_active->rx->ops.send(lci_host.rx_state, env, buf, hdr);
+        lci_decomp_active->rx->ops.send(lci_host->rx_state, env, buf, hdr);
         return;
     }
     forward_ctx_t *fwd = env->ctx;
@@ -119,8 +119,8 @@ static void host_bounce(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
                         lci_status_t reason)
 {
     (void)env;
-    lci_host.ni->counters.pkts_returned++;
-    if (lci_host.finalizing) {
+    lci_host->ni->counters.pkts_returned++;
+    if (lci_host->finalizing) {
         /* Past the final barrier every packet the client sent has been
          * delivered; what is left is a retransmission whose ack got lost
          * to a node that has already gone.  Nothing to report. */
@@ -129,25 +129,25 @@ static void host_bounce(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr,
     lci_wire_hdr_t h = *hdr;
     h.type = LCI_PKT_RETURNED;
     h.aux = (uint32_t)-reason;
-    lci_host_returned(&h, lci_ni_buf(lci_host.ni, buf) + sizeof h);
+    lci_host_returned(&h, lci_ni_buf(lci_host->ni, buf) + sizeof h);
 }
 
 static void host_timer_start(lci_env_t *env, uint32_t id, uint64_t expiry)
 {
     (void)env;
-    lci_timer_wheel_start(lci_host.timers, id, expiry);
+    lci_timer_wheel_start(lci_host->timers, id, expiry);
 }
 
 static void host_timer_cancel(lci_env_t *env, uint32_t id)
 {
     (void)env;
-    lci_timer_wheel_cancel(lci_host.timers, id);
+    lci_timer_wheel_cancel(lci_host->timers, id);
 }
 
 static void host_fail(lci_env_t *env, uint32_t fault, uint32_t a, uint32_t b)
 {
     (void)env;
-    lci_sched_fail((int)lci_host.rank, lci_fw_fault_status(fault),
+    lci_sched_fail((int)lci_host->rank, lci_fw_fault_status(fault),
                    "%s: protocol failure %u (%u, %u) on the host",
                    lci_decomp_active->name, fault, a, b);
 }
@@ -155,7 +155,7 @@ static void host_fail(lci_env_t *env, uint32_t fault, uint32_t a, uint32_t b)
 static lci_counters_t *host_counters(lci_env_t *env)
 {
     (void)env;
-    return &lci_host.ni->counters;
+    return &lci_host->ni->counters;
 }
 
 static const lci_env_ops_t host_env_ops = {
@@ -177,8 +177,8 @@ static lci_env_t host_env(void)
 {
     lci_env_t env = {.ops = &host_env_ops,
                      .ctx = NULL,
-                     .node = lci_host.rank,
-                     .nnodes = lci_host.size};
+                     .node = lci_host->rank,
+                     .nnodes = lci_host->size};
     return env;
 }
 
@@ -192,27 +192,27 @@ lci_status_t lci_host_place_init(void)
     lci_rx_params_t params;
     lci_rx_params_from_config(cfg, &params);
     uint32_t ntimers = rx->ops.timers(&params);
-    lci_host.rx_state = calloc(1, rx->ops.state_size(&params));
-    lci_host.send_refs = calloc(cfg->nsend, sizeof *lci_host.send_refs);
-    lci_host.fa_vars = calloc(cfg->nfa, sizeof *lci_host.fa_vars);
+    lci_host->rx_state = calloc(1, rx->ops.state_size(&params));
+    lci_host->send_refs = calloc(cfg->nsend, sizeof *lci_host->send_refs);
+    lci_host->fa_vars = calloc(cfg->nfa, sizeof *lci_host->fa_vars);
     if (ntimers > 0) {
-        lci_host.timers = calloc(1, lci_timer_wheel_size(ntimers, 256));
+        lci_host->timers = calloc(1, lci_timer_wheel_size(ntimers, 256));
     }
-    if (!lci_host.rx_state || !lci_host.send_refs || !lci_host.fa_vars ||
-        (ntimers > 0 && !lci_host.timers)) {
+    if (!lci_host->rx_state || !lci_host->send_refs || !lci_host->fa_vars ||
+        (ntimers > 0 && !lci_host->timers)) {
         return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
     }
-    rx->ops.init(lci_host.rx_state, &params);
+    rx->ops.init(lci_host->rx_state, &params);
     if (ntimers > 0) {
         /* Soft timers: the host polls its clock, at the NI clock's
          * resolution. */
-        double tick = lci_host.prof->ni_clock_ns;
-        lci_timer_wheel_init(lci_host.timers, ntimers, 256,
+        double tick = lci_host->prof->ni_clock_ns;
+        lci_timer_wheel_init(lci_host->timers, ntimers, 256,
                              (uint64_t)(tick > 1 ? tick : 1));
     }
     /* The host owns every send buffer: none comes back through the NI. */
     for (uint32_t b = cfg->nsend; b-- > 0;) {
-        lci_host.spare[lci_host.nspare++] = b;
+        lci_host->spare[lci_host->nspare++] = b;
     }
     return LCI_OK;
 }
@@ -227,17 +227,17 @@ void lci_host_place_drain(void)
      * to answer peers whose last acknowledgement from it was lost. */
     const lci_rx_component_t *rx = lci_decomp_active->rx;
     uint64_t deadline = 0;
-    lci_host.finalizing = 1;
+    lci_host->finalizing = 1;
     for (;;) {
         uint64_t next;
         lci_host_deliver(&next);
-        if (rx->ops.pending(lci_host.rx_state) == 0 &&
+        if (rx->ops.pending(lci_host->rx_state) == 0 &&
             !lci_host_forward_pending()) {
             if (deadline == 0) {
-                deadline = lci_host.hs->clock + 2 * lci_seg()->cfg.rto_ns;
-                lci_sim_post(deadline, LCI_EV_HOST_WAKE, lci_host.rank, 0, 0);
+                deadline = lci_host->hs->clock + 2 * lci_seg()->cfg.rto_ns;
+                lci_sim_post(deadline, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
             }
-            if (lci_host.hs->clock >= deadline) {
+            if (lci_host->hs->clock >= deadline) {
                 return;
             }
         }
@@ -247,20 +247,20 @@ void lci_host_place_drain(void)
 
 void lci_host_place_fini(void)
 {
-    free(lci_host.rx_state);
-    free(lci_host.send_refs);
-    free(lci_host.fa_vars);
-    free(lci_host.timers);
-    lci_host.rx_state = NULL;
-    lci_host.send_refs = NULL;
-    lci_host.fa_vars = NULL;
-    lci_host.timers = NULL;
+    free(lci_host->rx_state);
+    free(lci_host->send_refs);
+    free(lci_host->fa_vars);
+    free(lci_host->timers);
+    lci_host->rx_state = NULL;
+    lci_host->send_refs = NULL;
+    lci_host->fa_vars = NULL;
+    lci_host->timers = NULL;
 }
 
 void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
                      size_t len, uint8_t flags)
 {
-    lci_host.computed_since_poll = 1; /* a sender is not spinning idle */
+    lci_host->computed_since_poll = 1; /* a sender is not spinning idle */
     if (!rx_on_host()) {
         static const uint8_t op_of[LCI_PKT_TYPE_MAX] = {
             [LCI_PKT_DATA] = LCI_CMD_SEND,
@@ -274,13 +274,13 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
     hdr.type = type;
     hdr.flags = flags;
     hdr.len = (uint16_t)len;
-    hdr.origin = (uint16_t)lci_host.rank;
+    hdr.origin = (uint16_t)lci_host->rank;
     hdr.dst = dst;
     lci_env_t env = host_env();
     packet->in_use = 0; /* the rx module holds it until acknowledged */
     if (type == LCI_PKT_MCAST) {
         /* The root sends to its children; dst is the group. */
-        lci_ni_t *ni = lci_host.ni;
+        lci_ni_t *ni = lci_host->ni;
         const lci_ni_group_t *g = lci_ni_group(ni, dst);
         hdr.group = dst;
         hdr.aux = (uint32_t)g->self;
@@ -291,13 +291,13 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
         return;
     }
     host_hold(&env, packet->buf);
-    lci_decomp_active->rx->ops.send(lci_host.rx_state, &env, packet->buf, &hdr);
+    lci_decomp_active->rx->ops.send(lci_host->rx_state, &env, packet->buf, &hdr);
 }
 
 int lci_host_rx_waiting(void)
 {
     return rx_on_host() &&
-           lci_decomp_active->rx->ops.pending(lci_host.rx_state) > 0;
+           lci_decomp_active->rx->ops.pending(lci_host->rx_state) > 0;
 }
 
 int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
@@ -306,7 +306,7 @@ int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
         return 1;
     }
     lci_env_t env = host_env();
-    return lci_decomp_active->rx->ops.accept(lci_host.rx_state, &env, hbuf, hdr,
+    return lci_decomp_active->rx->ops.accept(lci_host->rx_state, &env, hbuf, hdr,
                                              LCI_HW_OK);
 }
 
@@ -314,33 +314,33 @@ static void fire(void *arg, unsigned id)
 {
     (void)arg;
     lci_env_t env = host_env();
-    lci_decomp_active->rx->ops.timer(lci_host.rx_state, &env, id);
+    lci_decomp_active->rx->ops.timer(lci_host->rx_state, &env, id);
 }
 
 uint64_t lci_host_timers_next(void)
 {
-    return lci_host.timers ? lci_timer_wheel_next_expiry(lci_host.timers)
+    return lci_host->timers ? lci_timer_wheel_next_expiry(lci_host->timers)
                            : LCI_TIME_INF;
 }
 
 void lci_host_timers_run(void)
 {
-    if (lci_host.timers == NULL) {
+    if (lci_host->timers == NULL) {
         return;
     }
-    uint64_t due = lci_timer_wheel_next_expiry(lci_host.timers);
-    if (due != LCI_TIME_INF && due > lci_host.watchdog_from &&
-        due > lci_host.left_at &&
-        due + (uint64_t)lci_host.prof->watchdog_ns < lci_host.entered_at) {
+    uint64_t due = lci_timer_wheel_next_expiry(lci_host->timers);
+    if (due != LCI_TIME_INF && due > lci_host->watchdog_from &&
+        due > lci_host->left_at &&
+        due + (uint64_t)lci_host->prof->watchdog_ns < lci_host->entered_at) {
         /* A soft timer fell due while the host computed and did not poll:
          * the NI's clock interrupt (after the polling watchdog's delay)
          * is the backup that brings the host in. */
-        lci_host.ni->counters.interrupts++;
-        lci_host_charge("clock_intr", lci_host.prof->host_intr_ns);
-        lci_host.watchdog_from = lci_host.hs->clock;
+        lci_host->ni->counters.interrupts++;
+        lci_host_charge("clock_intr", lci_host->prof->host_intr_ns);
+        lci_host->watchdog_from = lci_host->hs->clock;
     }
-    if (due <= lci_host.hs->clock) {
-        lci_timer_wheel_advance(lci_host.timers, lci_host.hs->clock, fire,
+    if (due <= lci_host->hs->clock) {
+        lci_timer_wheel_advance(lci_host->timers, lci_host->hs->clock, fire,
                                 NULL);
     }
 }
@@ -352,24 +352,24 @@ uint64_t lci_host_clock_interrupt_at(void)
         return LCI_TIME_INF;
     }
     /* As at an entry (lci_host_timers_run): after the polling watchdog. */
-    uint64_t at = due + (uint64_t)lci_host.prof->watchdog_ns;
-    return at > lci_host.hs->clock ? at : lci_host.hs->clock;
+    uint64_t at = due + (uint64_t)lci_host->prof->watchdog_ns;
+    return at > lci_host->hs->clock ? at : lci_host->hs->clock;
 }
 
 void lci_host_clock_interrupt(void)
 {
-    int was_in_lci = lci_host.in_lci;
-    lci_host.in_lci = 1; /* what the handler sends is the library's work */
-    lci_host.ni->counters.interrupts++;
-    lci_host_charge("clock_intr", lci_host.prof->host_intr_ns);
-    lci_host.watchdog_from = lci_host.hs->clock;
+    int was_in_lci = lci_host->in_lci;
+    lci_host->in_lci = 1; /* what the handler sends is the library's work */
+    lci_host->ni->counters.interrupts++;
+    lci_host_charge("clock_intr", lci_host->prof->host_intr_ns);
+    lci_host->watchdog_from = lci_host->hs->clock;
     /* The handler first takes in what has arrived (acknowledgements most
      * of all: without them a due retransmission would be a spurious one);
      * the client gets the packets at its next poll. */
     uint64_t next;
     lci_host_take_ahead(&next);
-    lci_timer_wheel_advance(lci_host.timers, lci_host.hs->clock, fire, NULL);
-    lci_host.in_lci = was_in_lci;
+    lci_timer_wheel_advance(lci_host->timers, lci_host->hs->clock, fire, NULL);
+    lci_host->in_lci = was_in_lci;
 }
 
 /* Forwards now from a send buffer already taken. */
@@ -377,11 +377,11 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
                          const lci_wire_hdr_t *hdr, const void *payload,
                          int nchildren)
 {
-    lci_ni_t *ni = lci_host.ni;
+    lci_ni_t *ni = lci_host->ni;
     memcpy(lci_ni_buf(ni, packet->buf) + sizeof(lci_wire_hdr_t), payload,
            hdr->len);
     lci_host_charge("pio",
-                    lci_host.prof->host_pio_ns_per_byte * (double)hdr->len);
+                    lci_host->prof->host_pio_ns_per_byte * (double)hdr->len);
     lci_env_t env = host_env();
     lci_wire_hdr_t h = *hdr;
     if (rx_on_host()) {
@@ -403,18 +403,16 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
  * host processes an acknowledgement, which it cannot do while it waits
  * for a buffer: so a forward that finds none waits here, in order, and
  * goes out when buffers return (lci_host_forward_drain). */
-typedef struct pending_forward {
-    struct pending_forward *next;
+typedef struct lci_pending_forward {
+    struct lci_pending_forward *next;
     lci_wire_hdr_t hdr;
     char payload[];
 } pending_forward_t;
 
-static pending_forward_t *pending_head, *pending_tail;
-
 static const lci_ni_group_t *forward_group(const lci_wire_hdr_t *hdr,
                                            int *nchildren_p)
 {
-    lci_ni_t *ni = lci_host.ni;
+    lci_ni_t *ni = lci_host->ni;
     if (hdr->group >= ni->ngroups) {
         return NULL;
     }
@@ -430,23 +428,23 @@ static const lci_ni_group_t *forward_group(const lci_wire_hdr_t *hdr,
 
 int lci_host_forward_pending(void)
 {
-    return pending_head != NULL;
+    return lci_host->pending_head != NULL;
 }
 
 void lci_host_forward_drain(void)
 {
-    while (pending_head != NULL) {
+    while (lci_host->pending_head != NULL) {
         lci_packet_t *packet;
         if (lci_host_packet_get(&packet, 0) != LCI_OK) {
             return; /* still no buffer */
         }
-        pending_forward_t *p = pending_head;
+        pending_forward_t *p = lci_host->pending_head;
         int n;
         const lci_ni_group_t *g = forward_group(&p->hdr, &n);
         forward_from(packet, g, &p->hdr, p->payload, n);
-        pending_head = p->next;
-        if (pending_head == NULL) {
-            pending_tail = NULL;
+        lci_host->pending_head = p->next;
+        if (lci_host->pending_head == NULL) {
+            lci_host->pending_tail = NULL;
         }
         free(p);
     }
@@ -461,32 +459,32 @@ void lci_host_forward(const lci_wire_hdr_t *hdr, const void *payload)
     }
     lci_packet_t *packet;
     if (rx_on_host()) {
-        if (pending_head == NULL && lci_host_packet_get(&packet, 0) == LCI_OK) {
+        if (lci_host->pending_head == NULL && lci_host_packet_get(&packet, 0) == LCI_OK) {
             forward_from(packet, g, hdr, payload, nchildren);
             return;
         }
         pending_forward_t *p = malloc(sizeof *p + hdr->len);
         if (p == NULL) {
-            lci_sched_fail((int)lci_host.rank, LCI_ERR_NOMEM,
+            lci_sched_fail((int)lci_host->rank, LCI_ERR_NOMEM,
                            "out of memory queueing a multicast forward");
         }
         p->next = NULL;
         p->hdr = *hdr;
         memcpy(p->payload, payload, hdr->len);
-        if (pending_tail) {
-            pending_tail->next = p;
+        if (lci_host->pending_tail) {
+            lci_host->pending_tail->next = p;
         } else {
-            pending_head = p;
+            lci_host->pending_head = p;
         }
-        pending_tail = p;
+        lci_host->pending_tail = p;
         return;
     }
     /* One copy into NI memory for all children.  No packet may be
      * delivered while the buffer is awaited: deliveries stay in order.
      * The NI returns buffers by itself, so the wait ends. */
-    lci_host.forwarding = 1;
+    lci_host->forwarding = 1;
     lci_status_t st = lci_host_packet_get(&packet, 1);
-    lci_host.forwarding = 0;
+    lci_host->forwarding = 0;
     if (st == LCI_OK) {
         forward_from(packet, g, hdr, payload, nchildren);
     }
@@ -498,22 +496,22 @@ void lci_host_serve_fa(const lci_wire_hdr_t *hdr, const void *payload)
     memset(&msg, 0, sizeof msg);
     memcpy(&msg, payload, hdr->len < sizeof msg ? hdr->len : sizeof msg);
     /* The same operation the NI placement runs, on host memory. */
-    if (!lci_decomp_active->fa->ops.apply(lci_host.fa_vars, lci_seg()->cfg.nfa,
+    if (!lci_decomp_active->fa->ops.apply(lci_host->fa_vars, lci_seg()->cfg.nfa,
                                           &msg, hdr->len)) {
-        lci_host.ni->counters.drops_malformed++;
+        lci_host->ni->counters.drops_malformed++;
         return;
     }
-    lci_host_charge("fa", lci_host.prof->host_fa_ns);
+    lci_host_charge("fa", lci_host->prof->host_fa_ns);
     lci_packet_t *packet;
-    lci_host.forwarding = 1; /* wait for a buffer without delivering */
+    lci_host->forwarding = 1; /* wait for a buffer without delivering */
     lci_status_t st = lci_host_packet_get(&packet, 1);
-    lci_host.forwarding = 0;
+    lci_host->forwarding = 0;
     if (st != LCI_OK) {
         return;
     }
-    memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t), &msg,
+    memcpy(lci_ni_buf(lci_host->ni, packet->buf) + sizeof(lci_wire_hdr_t), &msg,
            sizeof msg);
     lci_host_charge("pio",
-                    lci_host.prof->host_pio_ns_per_byte * (double)sizeof msg);
+                    lci_host->prof->host_pio_ns_per_byte * (double)sizeof msg);
     lci_host_submit(packet, LCI_PKT_FA_REP, hdr->origin, sizeof msg, 0);
 }

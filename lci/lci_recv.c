@@ -11,16 +11,16 @@
 lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg)
 {
     LCI_CHECK_INIT();
-    lci_host.upcall = upcall;
-    lci_host.upcall_arg = arg;
+    lci_host->upcall = upcall;
+    lci_host->upcall_arg = arg;
     return LCI_OK;
 }
 
 lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg)
 {
     LCI_CHECK_INIT();
-    lci_host.error_upcall = upcall;
-    lci_host.error_upcall_arg = arg;
+    lci_host->error_upcall = upcall;
+    lci_host->error_upcall_arg = arg;
     return LCI_OK;
 }
 
@@ -29,25 +29,25 @@ lci_status_t lci_error_upcall_set(lci_error_upcall_func_t upcall, void *arg)
 int lci_host_returned(const lci_wire_hdr_t *hdr, const void *data)
 {
     lci_status_t reason = -(lci_status_t)hdr->aux;
-    if (hdr->dst < lci_host.size) {
-        lci_host.unreachable[hdr->dst] = 1;
+    if (hdr->dst < lci_host->size) {
+        lci_host->unreachable[hdr->dst] = 1;
     }
     if (hdr->flags & LCI_HF_INTERNAL) {
         return 0; /* the library's own packet: the barrier works around it */
     }
-    if (lci_host.error_upcall == NULL) {
-        lci_sched_fail((int)lci_host.rank, reason,
+    if (lci_host->error_upcall == NULL) {
+        lci_sched_fail((int)lci_host->rank, reason,
                        "%s: a packet to node %u could not be delivered (%s) "
                        "and no error upcall is set (lci_error_upcall_set)",
                        lci_decomp_active->name, hdr->dst,
                        lci_strerror(reason));
     }
-    lci_rpacket_t rp = {.data = data, .len = hdr->len, .src = (int)lci_host.rank,
+    lci_rpacket_t rp = {.data = data, .len = hdr->len, .src = (int)lci_host->rank,
                         .group = -1};
-    lci_host.in_upcall = 1;
-    lci_host.upcalls++;
-    lci_host.error_upcall(&rp, hdr->dst, reason, lci_host.error_upcall_arg);
-    lci_host.in_upcall = 0;
+    lci_host->in_upcall = 1;
+    lci_host->upcalls++;
+    lci_host->error_upcall(&rp, hdr->dst, reason, lci_host->error_upcall_arg);
+    lci_host->in_upcall = 0;
     return 1;
 }
 
@@ -55,18 +55,18 @@ int lci_host_returned(const lci_wire_hdr_t *hdr, const void *data)
  * buffers in batches (report_ring). */
 static void release_hbuf(uint32_t hbuf)
 {
-    uint32_t node = lci_host.rank;
+    uint32_t node = lci_host->rank;
     lci_hbuf_stack_t *stack = lci_world_hbuf_stack(node);
     lci_world_hbuf_stack_slots(node)[stack->h_count++] = hbuf;
-    lci_host.hbuf_released++;
-    lci_host_charge("release", lci_host.prof->host_release_ns);
+    lci_host->hbuf_released++;
+    lci_host_charge("release", lci_host->prof->host_release_ns);
 }
 
 static void report_ring(void)
 {
-    uint32_t limit = lci_host.hbuf_released + lci_seg()->cfg.nring;
-    if (limit != lci_host.ring_reported) {
-        lci_host.ring_reported = limit;
+    uint32_t limit = lci_host->hbuf_released + lci_seg()->cfg.nring;
+    if (limit != lci_host->ring_reported) {
+        lci_host->ring_reported = limit;
         lci_host_post_ni(LCI_EV_RING_UPDATE, limit);
     }
 }
@@ -75,9 +75,9 @@ static void fa_reply(const void *payload)
 {
     lci_fa_msg_t msg;
     memcpy(&msg, payload, sizeof msg);
-    if (msg.token == lci_host.fa_token) {
-        lci_host.fa_result = msg.value;
-        lci_host.fa_done = 1;
+    if (msg.token == lci_host->fa_token) {
+        lci_host->fa_result = msg.value;
+        lci_host->fa_done = 1;
     }
 }
 
@@ -85,35 +85,35 @@ static int deliver(uint64_t *next_p);
 
 int lci_host_deliver(uint64_t *next_p)
 {
-    if (lci_host.delivering) {
+    if (lci_host->delivering) {
         *next_p = LCI_TIME_INF;
         return 0; /* packets are taken in order, by the outer call */
     }
-    lci_host.delivering = 1;
+    lci_host->delivering = 1;
     int n = deliver(next_p);
-    lci_host.delivering = 0;
+    lci_host->delivering = 0;
     return n;
 }
 
 static int deliver(uint64_t *next_p)
 {
     int n = 0;
-    uint32_t node = lci_host.rank;
+    uint32_t node = lci_host->rank;
     *next_p = LCI_TIME_INF;
-    if (lci_host.forwarding) {
+    if (lci_host->forwarding) {
         return 0; /* forwarding waits for a buffer: deliveries stay in order */
     }
     for (;;) {
-        lci_ring_slot_t *slot = lci_world_ring_slot(node, lci_host.ring_cons);
+        lci_ring_slot_t *slot = lci_world_ring_slot(node, lci_host->ring_cons);
         /* Acquire: pairs with the NI's release of the full flag. */
         if (!__atomic_load_n(&slot->ni_full, __ATOMIC_ACQUIRE)) {
             break;
         }
-        if (slot->ni_time > lci_host.hs->clock) {
+        if (slot->ni_time > lci_host->hs->clock) {
             *next_p = slot->ni_time; /* arrived, but not yet at our clock */
             break;
         }
-        uint8_t *ahead = &lci_host.slot_taken[lci_host.ring_cons %
+        uint8_t *ahead = &lci_host->slot_taken[lci_host->ring_cons %
                                               lci_seg()->cfg.nring];
         lci_wire_hdr_t hdr = slot->hdr;
         /* What the library consumes itself needs no client upcall. */
@@ -122,14 +122,14 @@ static int deliver(uint64_t *next_p)
                        hdr.type == LCI_PKT_RETURNED ||
                        lci_pkt_is_control(hdr.type) ||
                        (hdr.flags & LCI_HF_INTERNAL);
-        if (!internal && lci_host.upcall == NULL) {
+        if (!internal && lci_host->upcall == NULL) {
             break; /* nobody to give it to yet */
         }
         uint32_t hbuf = slot->ni_hbuf;
         const char *data = lci_world_hbuf(node, hbuf);
         /* The descriptor is read: recycle it at once. */
         __atomic_store_n(&slot->ni_full, 0, __ATOMIC_RELAXED);
-        lci_host.ring_cons++;
+        lci_host->ring_cons++;
         uint8_t done = *ahead; /* taken in ahead (lci_host_take_ahead)? */
         *ahead = LCI_SLOT_UNSEEN;
         if (done == LCI_SLOT_CONSUMED) {
@@ -137,7 +137,7 @@ static int deliver(uint64_t *next_p)
             continue;
         }
         if (done != LCI_SLOT_ACCEPTED) {
-            lci_host_charge("recv", lci_host.prof->host_recv_ns);
+            lci_host_charge("recv", lci_host->prof->host_recv_ns);
             if (!lci_host_rx_accept(&hdr, hbuf)) {
                 release_hbuf(hbuf); /* an acknowledgement, or out of order */
                 continue;
@@ -167,22 +167,22 @@ static int deliver(uint64_t *next_p)
             release_hbuf(hbuf);
             continue;
         }
-        lci_rpacket_t *rp = &lci_host.rpackets[hbuf];
+        lci_rpacket_t *rp = &lci_host->rpackets[hbuf];
         rp->data = data;
         rp->len = hdr.len;
         rp->src = hdr.origin;
         rp->group = hdr.type == LCI_PKT_MCAST ? (int)hdr.group : -1;
         rp->lci_private = NULL;
-        lci_host.hs->delivered++;
-        lci_host.upcalls++;
+        lci_host->hs->delivered++;
+        lci_host->upcalls++;
         n++;
-        lci_host.in_upcall = 1;
+        lci_host->in_upcall = 1;
         lci_host_upcall_begin();
-        lci_upcall_result_t r = lci_host.upcall(rp, lci_host.upcall_arg);
+        lci_upcall_result_t r = lci_host->upcall(rp, lci_host->upcall_arg);
         lci_host_upcall_end();
-        lci_host.in_upcall = 0;
+        lci_host->in_upcall = 0;
         if (r == LCI_UPCALL_KEEP) {
-            lci_host.hbuf_kept[hbuf] = 1;
+            lci_host->hbuf_kept[hbuf] = 1;
         } else {
             release_hbuf(hbuf);
         }
@@ -205,31 +205,31 @@ static int deliver(uint64_t *next_p)
 void lci_host_take_ahead(uint64_t *next_p)
 {
     *next_p = LCI_TIME_INF;
-    if (lci_decomp_active->rx_place != LCI_PLACE_HOST || lci_host.taking_ahead) {
+    if (lci_decomp_active->rx_place != LCI_PLACE_HOST || lci_host->taking_ahead) {
         return; /* reliability is the NI's, or this is a nested call */
     }
-    lci_host.taking_ahead = 1;
-    uint32_t node = lci_host.rank, nring = lci_seg()->cfg.nring;
+    lci_host->taking_ahead = 1;
+    uint32_t node = lci_host->rank, nring = lci_seg()->cfg.nring;
     for (uint32_t i = 0; i < nring; i++) {
-        uint32_t idx = lci_host.ring_cons + i;
+        uint32_t idx = lci_host->ring_cons + i;
         lci_ring_slot_t *slot = lci_world_ring_slot(node, idx);
         if (!__atomic_load_n(&slot->ni_full, __ATOMIC_ACQUIRE)) {
             break;
         }
-        if (slot->ni_time > lci_host.hs->clock) {
+        if (slot->ni_time > lci_host->hs->clock) {
             *next_p = slot->ni_time;
             break;
         }
-        uint8_t *ahead = &lci_host.slot_taken[idx % nring];
+        uint8_t *ahead = &lci_host->slot_taken[idx % nring];
         if (*ahead != LCI_SLOT_UNSEEN) {
             continue;
         }
         lci_wire_hdr_t hdr = slot->hdr;
-        lci_host_charge("recv", lci_host.prof->host_recv_ns);
+        lci_host_charge("recv", lci_host->prof->host_recv_ns);
         *ahead = lci_host_rx_accept(&hdr, slot->ni_hbuf) ? LCI_SLOT_ACCEPTED
                                                           : LCI_SLOT_CONSUMED;
     }
-    lci_host.taking_ahead = 0;
+    lci_host->taking_ahead = 0;
 }
 
 lci_status_t lci_release(lci_rpacket_t *packet)
@@ -239,19 +239,19 @@ lci_status_t lci_release(lci_rpacket_t *packet)
         return lci_error(LCI_ERR_INVAL, "lci_release: NULL packet");
     }
     uint32_t nring = lci_seg()->cfg.nring;
-    if (packet < lci_host.rpackets || packet >= lci_host.rpackets + nring) {
+    if (packet < lci_host->rpackets || packet >= lci_host->rpackets + nring) {
         return lci_error(LCI_ERR_INVAL,
                          "lci_release: not a packet LCI delivered");
     }
-    uint32_t hbuf = (uint32_t)(packet - lci_host.rpackets);
-    if (!lci_host.hbuf_kept[hbuf]) {
+    uint32_t hbuf = (uint32_t)(packet - lci_host->rpackets);
+    if (!lci_host->hbuf_kept[hbuf]) {
         return lci_error(LCI_ERR_STATE,
                          "lci_release: not a kept packet (released twice, "
                          "or released by returning LCI_UPCALL_RELEASE?)");
     }
     lci_host_account();
-    lci_host.computed_since_poll = 1; /* a releasing host is not idle */
-    lci_host.hbuf_kept[hbuf] = 0;
+    lci_host->computed_since_poll = 1; /* a releasing host is not idle */
+    lci_host->hbuf_kept[hbuf] = 0;
     release_hbuf(hbuf);
     report_ring();
     lci_host_leave();
@@ -260,7 +260,7 @@ lci_status_t lci_release(lci_rpacket_t *packet)
 
 int lci_host_idle_step(uint64_t next, lci_host_status_t how)
 {
-    uint64_t now = lci_host.hs->clock;
+    uint64_t now = lci_host->hs->clock;
     uint64_t tn = lci_host_timers_next();
     int woken_idle = 0;
     if (tn <= now) {
@@ -268,10 +268,10 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
     } else if (next != LCI_TIME_INF) {
         /* Nothing can arrive before the next packet already in the ring,
          * so the host spins until it or a timer, whichever is first. */
-        lci_host.hs->clock = next < tn ? next : tn;
-        lci_sched_sync(lci_host.rank);
+        lci_host->hs->clock = next < tn ? next : tn;
+        lci_sched_sync(lci_host->rank);
     } else {
-        uint64_t d = (uint64_t)lci_host.prof->host_doorbell_ns;
+        uint64_t d = (uint64_t)lci_host->prof->host_doorbell_ns;
         uint64_t at = tn > now + d ? tn : now + d;
         /* The NI's clock interrupt backs up the soft timers of a host that
          * waits: it wakes the host when the timer is due.  One wake-up
@@ -279,11 +279,11 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
          * that waits again and again (each poll of a spinning live host)
          * must not pile up one event per wait. */
         if (tn != LCI_TIME_INF &&
-            !(lci_host.wake_posted > now && lci_host.wake_posted <= at)) {
-            lci_host.wake_posted = at;
-            lci_sim_post(at, LCI_EV_HOST_WAKE, lci_host.rank, 0, 0);
+            !(lci_host->wake_posted > now && lci_host->wake_posted <= at)) {
+            lci_host->wake_posted = at;
+            lci_sim_post(at, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
         }
-        woken_idle = lci_sched_wait(lci_host.rank, how);
+        woken_idle = lci_sched_wait(lci_host->rank, how);
     }
     lci_host_timers_run();
     return woken_idle;
@@ -293,14 +293,14 @@ static int poll_body(int wait)
 {
     /* Counted as upcalls made, whatever made them: deliveries, an
      * interrupt, or a packet returned when a soft timer gave up. */
-    uint64_t before = lci_host.upcalls;
+    uint64_t before = lci_host->upcalls;
     lci_host_enter();
-    lci_host_charge("poll", lci_host.prof->host_poll_ns);
-    lci_host.ni->h_last_poll = lci_host.hs->clock;
+    lci_host_charge("poll", lci_host->prof->host_poll_ns);
+    lci_host->ni->h_last_poll = lci_host->hs->clock;
     uint64_t next;
     lci_host_deliver(&next);
-    int n = (int)(lci_host.upcalls - before);
-    int spinning = lci_host.empty_polls > 0 && !lci_host.computed_since_poll;
+    int n = (int)(lci_host->upcalls - before);
+    int spinning = lci_host->empty_polls > 0 && !lci_host->computed_since_poll;
     while (n == 0 && (wait || spinning)) {
         /* A spinning host is fast-forwarded to its next arrival: idle
          * waiting costs no real time. */
@@ -308,12 +308,12 @@ static int poll_body(int wait)
                                           : LCI_HOST_IDLE)) {
             break; /* woken only because the whole cluster went idle */
         }
-        lci_host.ni->h_last_poll = lci_host.hs->clock;
+        lci_host->ni->h_last_poll = lci_host->hs->clock;
         lci_host_deliver(&next);
-        n = (int)(lci_host.upcalls - before);
+        n = (int)(lci_host->upcalls - before);
     }
-    lci_host.empty_polls = n == 0 ? lci_host.empty_polls + 1 : 0;
-    lci_host.computed_since_poll = 0;
+    lci_host->empty_polls = n == 0 ? lci_host->empty_polls + 1 : 0;
+    lci_host->computed_since_poll = 0;
     lci_host_leave();
     return n;
 }
@@ -321,7 +321,7 @@ static int poll_body(int wait)
 int lci_poll(void)
 {
     LCI_CHECK_INIT();
-    if (lci_host.in_upcall) {
+    if (lci_host->in_upcall) {
         return lci_error(LCI_ERR_STATE, "lci_poll: called from an upcall");
     }
     return poll_body(0);
@@ -330,10 +330,10 @@ int lci_poll(void)
 int lci_poll_wait(void)
 {
     LCI_CHECK_INIT();
-    if (lci_host.in_upcall) {
+    if (lci_host->in_upcall) {
         return lci_error(LCI_ERR_STATE, "lci_poll_wait: called from an upcall");
     }
-    if (lci_host.upcall == NULL) {
+    if (lci_host->upcall == NULL) {
         return lci_error(LCI_ERR_STATE,
                          "lci_poll_wait: no upcall set; call "
                          "lci_upcall_set first");
@@ -347,7 +347,7 @@ lci_status_t lci_host_wait_until(int (*cond)(void *arg), void *arg)
     lci_host_deliver(&next);
     while (!cond(arg)) {
         lci_host_idle_step(next, LCI_HOST_WAITING);
-        lci_host.ni->h_last_poll = lci_host.hs->clock;
+        lci_host->ni->h_last_poll = lci_host->hs->clock;
         lci_host_deliver(&next);
     }
     return LCI_OK;

@@ -10,13 +10,13 @@
  * time a buffer becomes free (LCI_TIME_INF if none is on its way). */
 static uint64_t try_take(lci_packet_t **packet_p)
 {
-    lci_ni_t *ni = lci_host.ni;
+    lci_ni_t *ni = lci_host->ni;
     uint32_t buf;
-    if (lci_host.nspare > 0) {
-        buf = lci_host.spare[--lci_host.nspare];
+    if (lci_host->nspare > 0) {
+        buf = lci_host->spare[--lci_host->nspare];
     } else if (ni->h_free_cons != ni->ni_free_prod) {
         lci_free_entry_t *e = lci_ni_free_entry(ni, ni->h_free_cons);
-        if (e->ni_time > lci_host.hs->clock) {
+        if (e->ni_time > lci_host->hs->clock) {
             return e->ni_time;
         }
         buf = e->buf;
@@ -24,8 +24,8 @@ static uint64_t try_take(lci_packet_t **packet_p)
     } else {
         return LCI_TIME_INF;
     }
-    lci_host.packets[buf].in_use = 1;
-    *packet_p = &lci_host.packets[buf];
+    lci_host->packets[buf].in_use = 1;
+    *packet_p = &lci_host->packets[buf];
     return 0;
 }
 
@@ -34,11 +34,11 @@ static uint64_t try_take(lci_packet_t **packet_p)
  * polls nor needs the turn. */
 static void spin_until(uint64_t when)
 {
-    uint64_t now = lci_host.hs->clock;
+    uint64_t now = lci_host->hs->clock;
     if (when > now) {
-        lci_timeline_span(lci_host.rank, LCI_TRACK_HOST, "wait_buffer", now, when);
-        lci_host.hs->clock = when;
-        lci_host.hs->busy_ns += when - now;
+        lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, "wait_buffer", now, when);
+        lci_host->hs->clock = when;
+        lci_host->hs->busy_ns += when - now;
         lci_host_timers_run(); /* a spinning host polls its soft timers */
     }
 }
@@ -48,7 +48,7 @@ static void spin_until(uint64_t when)
  * protocol only.  Returns the number of upcalls made. */
 static int take_in(uint64_t *next_p)
 {
-    if (!lci_host.in_upcall && !lci_host.forwarding && !lci_host.delivering) {
+    if (!lci_host->in_upcall && !lci_host->forwarding && !lci_host->delivering) {
         return lci_host_deliver(next_p);
     }
     lci_host_take_ahead(next_p);
@@ -77,7 +77,7 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
         when = try_take(packet_p);
     }
     if (when == 0) {
-        lci_host_charge("alloc", lci_host.prof->host_alloc_ns);
+        lci_host_charge("alloc", lci_host->prof->host_alloc_ns);
         return LCI_OK;
     }
     if (!wait) {
@@ -89,7 +89,7 @@ lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait)
     for (;;) {
         when = try_take(packet_p);
         if (when == 0) {
-            lci_host_charge("alloc", lci_host.prof->host_alloc_ns);
+            lci_host_charge("alloc", lci_host->prof->host_alloc_ns);
             return LCI_OK;
         }
         if (when != LCI_TIME_INF) {
@@ -131,8 +131,8 @@ static lci_status_t check_packet(const char *fn, const lci_packet_t *packet)
     if (packet == NULL) {
         return lci_error(LCI_ERR_INVAL, "%s: NULL packet", fn);
     }
-    if (packet < lci_host.packets ||
-        packet >= lci_host.packets + lci_seg()->cfg.nsend) {
+    if (packet < lci_host->packets ||
+        packet >= lci_host->packets + lci_seg()->cfg.nsend) {
         return lci_error(LCI_ERR_INVAL, "%s: not a packet of this node", fn);
     }
     if (!packet->in_use) {
@@ -155,7 +155,7 @@ lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
     if (src == NULL && len > 0) {
         return lci_error(LCI_ERR_INVAL, "lci_packet_write: NULL source");
     }
-    size_t cap = lci_host.ni->payload_max;
+    size_t cap = lci_host->ni->payload_max;
     if (offset > cap || len > cap - offset) {
         return lci_error(LCI_ERR_SIZE,
                          "lci_packet_write: %zu bytes at offset %zu exceed "
@@ -164,10 +164,10 @@ lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
     }
     lci_host_account();
     /* Programmed I/O straight into NI memory. */
-    memcpy(lci_ni_buf(lci_host.ni, packet->buf) + sizeof(lci_wire_hdr_t) +
+    memcpy(lci_ni_buf(lci_host->ni, packet->buf) + sizeof(lci_wire_hdr_t) +
                offset,
            src, len);
-    lci_host_charge("pio", lci_host.prof->host_pio_ns_per_byte * (double)len);
+    lci_host_charge("pio", lci_host->prof->host_pio_ns_per_byte * (double)len);
     lci_host_leave();
     return LCI_OK;
 }
@@ -175,7 +175,7 @@ lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
 static void give_back(lci_packet_t *packet)
 {
     packet->in_use = 0;
-    lci_host.spare[lci_host.nspare++] = packet->buf;
+    lci_host->spare[lci_host->nspare++] = packet->buf;
 }
 
 lci_status_t lci_packet_free(lci_packet_t *packet)
@@ -205,9 +205,9 @@ void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
 
 void lci_host_post(lci_cmd_t *cmd)
 {
-    lci_ni_t *ni = lci_host.ni;
-    lci_host_charge("send", lci_host.prof->host_send_ns);
-    uint64_t arrives = lci_host.hs->clock + (uint64_t)lci_host.prof->host_doorbell_ns;
+    lci_ni_t *ni = lci_host->ni;
+    lci_host_charge("send", lci_host->prof->host_send_ns);
+    uint64_t arrives = lci_host->hs->clock + (uint64_t)lci_host->prof->host_doorbell_ns;
     cmd->h_time = arrives;
     /* Written by PIO into the NI's command ring. */
     *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
@@ -232,12 +232,12 @@ static lci_status_t check_send(const char *fn, lci_packet_t *packet,
     if (st != LCI_OK) {
         return st;
     }
-    if (len > lci_host.ni->payload_max) {
+    if (len > lci_host->ni->payload_max) {
         give_back(packet);
         return lci_error(LCI_ERR_SIZE,
                          "%s: length %zu exceeds the packet capacity of %u "
                          "bytes",
-                         fn, len, lci_host.ni->payload_max);
+                         fn, len, lci_host->ni->payload_max);
     }
     return LCI_OK;
 }
@@ -249,11 +249,11 @@ lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
     if (st != LCI_OK) {
         return st;
     }
-    if (dest < 0 || (uint32_t)dest >= lci_host.size) {
+    if (dest < 0 || (uint32_t)dest >= lci_host->size) {
         give_back(packet);
         return lci_error(LCI_ERR_RANK,
                          "lci_send: destination %d is not a rank of 0..%u",
-                         dest, lci_host.size - 1);
+                         dest, lci_host->size - 1);
     }
     lci_host_account(); /* no turn needed: see lci_host_packet_get */
     lci_host_submit(packet, LCI_PKT_DATA, (uint16_t)dest, len, 0);
@@ -270,17 +270,17 @@ lci_status_t lci_group_create(const int *ranks, int nranks,
     if (ranks == NULL || group_p == NULL) {
         return lci_error(LCI_ERR_INVAL, "lci_group_create: NULL argument");
     }
-    if (nranks < 1 || (uint32_t)nranks > lci_host.size) {
+    if (nranks < 1 || (uint32_t)nranks > lci_host->size) {
         return lci_error(LCI_ERR_GROUP,
                          "lci_group_create: %d members; expected 1..%u",
-                         nranks, lci_host.size);
+                         nranks, lci_host->size);
     }
     for (int i = 0; i < nranks; i++) {
-        if (ranks[i] < 0 || (uint32_t)ranks[i] >= lci_host.size) {
+        if (ranks[i] < 0 || (uint32_t)ranks[i] >= lci_host->size) {
             return lci_error(LCI_ERR_RANK,
                              "lci_group_create: member %d is rank %d, not "
                              "in 0..%u",
-                             i, ranks[i], lci_host.size - 1);
+                             i, ranks[i], lci_host->size - 1);
         }
         for (int j = 0; j < i; j++) {
             if (ranks[j] == ranks[i]) {
@@ -290,12 +290,12 @@ lci_status_t lci_group_create(const int *ranks, int nranks,
             }
         }
     }
-    lci_ni_t *ni = lci_host.ni;
-    uint32_t id = lci_host.ngroups_used;
+    lci_ni_t *ni = lci_host->ni;
+    uint32_t id = lci_host->ngroups_used;
     uint32_t cap = lci_seg()->cfg.group_members;
-    if (id >= ni->ngroups || id >= sizeof lci_host.groups /
-                                       sizeof lci_host.groups[0] ||
-        lci_host.members_used + (uint32_t)nranks > cap) {
+    if (id >= ni->ngroups || id >= sizeof lci_host->groups /
+                                       sizeof lci_host->groups[0] ||
+        lci_host->members_used + (uint32_t)nranks > cap) {
         return lci_error(LCI_ERR_CONFIG,
                          "lci_group_create: the NI has room for %u groups "
                          "and %u members in all",
@@ -304,21 +304,21 @@ lci_status_t lci_group_create(const int *ranks, int nranks,
     /* The NI's copy: the member list in SRAM and this node's position. */
     lci_ni_group_t *g = lci_ni_group(ni, id);
     uint16_t *members = LCI_NI_AT(ni, ni->off_members, uint16_t) +
-                        lci_host.members_used;
+                        lci_host->members_used;
     g->self = -1;
     for (int i = 0; i < nranks; i++) {
         members[i] = (uint16_t)ranks[i];
-        if ((uint32_t)ranks[i] == lci_host.rank) {
+        if ((uint32_t)ranks[i] == lci_host->rank) {
             g->self = i;
         }
     }
-    g->members = ni->off_members + 2 * lci_host.members_used;
+    g->members = ni->off_members + 2 * lci_host->members_used;
     g->nmembers = (uint32_t)nranks;
-    lci_host.members_used += (uint32_t)nranks;
-    lci_host.ngroups_used++;
-    lci_host.groups[id].id = id;
-    lci_host.groups[id].live = 1;
-    *group_p = &lci_host.groups[id];
+    lci_host->members_used += (uint32_t)nranks;
+    lci_host->ngroups_used++;
+    lci_host->groups[id].id = id;
+    lci_host->groups[id].live = 1;
+    *group_p = &lci_host->groups[id];
     return LCI_OK;
 }
 
@@ -328,8 +328,8 @@ lci_status_t lci_group_free(lci_group_t *group)
     if (group == NULL) {
         return lci_error(LCI_ERR_INVAL, "lci_group_free: NULL group");
     }
-    if (group < lci_host.groups ||
-        group >= lci_host.groups + lci_host.ngroups_used || !group->live ||
+    if (group < lci_host->groups ||
+        group >= lci_host->groups + lci_host->ngroups_used || !group->live ||
         group->id == 0) {
         return lci_error(LCI_ERR_GROUP, "lci_group_free: not a live group");
     }
@@ -344,12 +344,12 @@ static lci_status_t multicast(const char *fn, lci_packet_t *packet,
     if (st != LCI_OK) {
         return st;
     }
-    const lci_ni_group_t *g = lci_ni_group(lci_host.ni, gid);
+    const lci_ni_group_t *g = lci_ni_group(lci_host->ni, gid);
     if (g->self < 0) {
         give_back(packet);
         return lci_error(LCI_ERR_GROUP,
                          "%s: node %u is not a member of group %u", fn,
-                         lci_host.rank, gid);
+                         lci_host->rank, gid);
     }
     if (g->nmembers == 1) {
         give_back(packet); /* nobody else to send to */
@@ -365,8 +365,8 @@ lci_status_t lci_multicast(lci_packet_t *packet, lci_group_t *group,
                            size_t len)
 {
     LCI_CHECK_INIT();
-    if (group == NULL || group < lci_host.groups ||
-        group >= lci_host.groups + lci_host.ngroups_used || !group->live) {
+    if (group == NULL || group < lci_host->groups ||
+        group >= lci_host->groups + lci_host->ngroups_used || !group->live) {
         lci_status_t st = check_packet(__func__, packet);
         if (st == LCI_OK) {
             give_back(packet);

@@ -4,8 +4,6 @@
 
 #include "lci_host.h"
 
-static char last_error[512];
-
 const char *lci_strerror(lci_status_t status)
 {
     switch (status) {
@@ -45,14 +43,14 @@ const char *lci_strerror(lci_status_t status)
 
 const char *lci_last_error(void)
 {
-    return last_error;
+    return lci_host->last_error;
 }
 
 lci_status_t lci_error(lci_status_t status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(lci_host->last_error, sizeof lci_host->last_error, fmt, ap);
     va_end(ap);
     return status;
 }

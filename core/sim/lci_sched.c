@@ -2,54 +2,29 @@
  * lci_sched.c - the turn, the event queue and the hosts' clocks (see
  * lci_sched.h for the rules).
  */
-#include <errno.h>
-#include <limits.h>
-#include <linux/futex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lci_engine.h"
 #include "lci_live.h"
 #include "lci_sched.h"
 
-/* ---- futex hand-off ------------------------------------------------- */
-
-static void futex_wait_word(_Atomic uint32_t *word, uint32_t val)
-{
-    /* Not FUTEX_PRIVATE: the word is shared between processes. */
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, val, NULL, NULL, 0);
-}
-
-static void futex_wake_word(_Atomic uint32_t *word)
-{
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
 static void ready_invalidate(void);
 
-static void give_turn(uint32_t to)
+/* The turn goes to node to: bookkeeping common to every engine. */
+static void turn_to(uint32_t to)
 {
-    lci_host_shared_t *h = lci_world_host(to);
     ready_invalidate(); /* the giver's clock has moved */
     lci_seg()->turn = to;
     lci_seg()->handoffs++;
-    /* Release: everything this process wrote to the segment is visible to
-     * the next holder of the turn. */
-    atomic_store_explicit(&h->go, 1, memory_order_release);
-    futex_wake_word(&h->go);
 }
 
-static void take_turn(uint32_t self)
+static void hand_turn(uint32_t self, uint32_t to)
 {
-    lci_host_shared_t *h = lci_world_host(self);
-    /* Acquire: pairs with give_turn's release. */
-    while (atomic_load_explicit(&h->go, memory_order_acquire) == 0) {
-        futex_wait_word(&h->go, 0);
-        lci_sched_check_abort();
-    }
-    atomic_store_explicit(&h->go, 0, memory_order_relaxed);
+    turn_to(to);
+    lci_engine->handoff(self, to);
     lci_sched_check_abort();
 }
 
@@ -312,8 +287,7 @@ void lci_sched_sync(uint32_t self)
         if (t < sat_add(m, s->lookahead_ns)) {
             return;
         }
-        give_turn((uint32_t)who);
-        take_turn(self);
+        hand_turn(self, (uint32_t)who);
     }
 }
 
@@ -337,8 +311,7 @@ int lci_sched_wait(uint32_t self, lci_host_status_t how)
             continue;
         }
         if (who >= 0) {
-            give_turn((uint32_t)who);
-            take_turn(self);
+            hand_turn(self, (uint32_t)who);
             continue;
         }
         cluster_idle(self);
@@ -391,9 +364,14 @@ void lci_sched_exit(uint32_t self)
         lci_live_exit(self);
         return;
     }
-    lci_seg_t *s = lci_seg();
     lci_world_host(self)->status = LCI_HOST_EXITED;
     ready_invalidate();
+    lci_engine->finished(self);
+}
+
+int lci_sched_pass_on(uint32_t self)
+{
+    lci_seg_t *s = lci_seg();
     for (;;) {
         lci_sched_check_abort();
         int who;
@@ -404,13 +382,13 @@ void lci_sched_exit(uint32_t self)
             continue;
         }
         if (who >= 0) {
-            give_turn((uint32_t)who);
-            return;
+            turn_to((uint32_t)who);
+            return who;
         }
         cluster_idle(self);
         if (min_ready_other(self, &who) == LCI_TIME_INF &&
             next_event_time() == LCI_TIME_INF) {
-            return; /* every host finalized and nothing is in flight */
+            return -1; /* every host finalized and nothing is in flight */
         }
     }
 }
@@ -432,7 +410,7 @@ void lci_sched_start(uint32_t self)
                            "nodes use LCI");
         }
     }
-    take_turn(self);
+    lci_engine->start(self);
     lci_sched_sync(self);
 }
 
@@ -465,11 +443,7 @@ void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
             lci_live_on_fail(node, s->abort_msg);
         }
         fflush(NULL); /* what the node printed so far is not lost */
-        for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
-            lci_host_shared_t *h = lci_world_host(j);
-            atomic_store_explicit(&h->go, 1, memory_order_release);
-            futex_wake_word(&h->go);
-        }
+        lci_engine->wake_all();
     }
     _exit(LCI_EXIT_ABORTED);
 }

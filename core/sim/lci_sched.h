@@ -73,9 +73,14 @@ void lci_sched_wake(uint32_t node, uint64_t time);
  * the polling watchdog) wakes it. */
 void lci_sched_wake_arrival(uint32_t node, uint64_t time);
 
-/* The calling host has finished: drain what must be drained, pass the turn
- * on, never to take it again. */
+/* The calling host has finished: the engine passes the turn on, never to
+ * take it again (lci_sched_pass_on), now or when the node's program ends. */
 void lci_sched_exit(uint32_t self);
+
+/* For the engine, once self has finished: runs the events that must run
+ * and returns the node that now holds the turn, or -1 when every node has
+ * finished and nothing is in flight. */
+int lci_sched_pass_on(uint32_t self);
 
 /* Waits for the first turn (from lci_init). */
 void lci_sched_start(uint32_t self);

@@ -101,9 +101,9 @@ static void combine(void *acc, const void *in, size_t n, MPI_Datatype type,
 
 static int check_root(const char *fn, int root)
 {
-    if (root < 0 || root >= mpi.size) {
+    if (root < 0 || root >= mpi->size) {
         return mpi_error(MPI_ERR_ROOT, "%s: root %d; expected 0..%d", fn, root,
-                         mpi.size - 1);
+                         mpi->size - 1);
     }
     return MPI_SUCCESS;
 }
@@ -133,9 +133,9 @@ void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
 {
     (void)head_len;
     (void)arg;
-    mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    mpi_bcast_wait_t *w = &mpi->bcast_wait;
     int earlier =
-        mpi.bcast_inflight[src] > 0 || mpi.bcast_from[src].head != NULL;
+        mpi->bcast_inflight[src] > 0 || mpi->bcast_from[src].head != NULL;
     int mine = !earlier && w->active && !w->placed && w->root == src;
     *skip_p = 0;
     if (mine && len == w->bytes) {
@@ -145,7 +145,7 @@ void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
     if (!mine && head != NULL) {
         return PAN_PLACE_LATER;
     }
-    mpi.bcast_inflight[src]++; /* queued in a buffer of ours */
+    mpi->bcast_inflight[src]++; /* queued in a buffer of ours */
     char *buf = malloc(len > 0 ? len : 1);
     if (buf == NULL) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory for a broadcast");
@@ -156,26 +156,26 @@ void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
 void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg)
 {
     (void)arg;
-    mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    mpi_bcast_wait_t *w = &mpi->bcast_wait;
     if (w->placed && !w->done && w->root == src &&
         (data == w->buf || data == empty_bcast)) {
         w->done = 1;
         return;
     }
-    mpi.bcast_inflight[src]--; /* our buffer: the queue takes it */
-    mpi_queue_take(&mpi.bcast_from[src], src, 0, (char *)(uintptr_t)data, len);
+    mpi->bcast_inflight[src]--; /* our buffer: the queue takes it */
+    mpi_queue_take(&mpi->bcast_from[src], src, 0, (char *)(uintptr_t)data, len);
 }
 
 static int bcast_ready(void)
 {
-    const mpi_bcast_wait_t *w = &mpi.bcast_wait;
-    return w->done || (!w->placed && mpi.bcast_from[w->root].head != NULL);
+    const mpi_bcast_wait_t *w = &mpi->bcast_wait;
+    return w->done || (!w->placed && mpi->bcast_from[w->root].head != NULL);
 }
 
 /* A non-root's part of MPI_Bcast. */
 static int bcast_receive(void *buffer, size_t bytes, int root)
 {
-    mpi_bcast_wait_t *w = &mpi.bcast_wait;
+    mpi_bcast_wait_t *w = &mpi->bcast_wait;
     *w = (mpi_bcast_wait_t){
         .active = 1, .root = root, .buf = buffer, .bytes = bytes};
     while (!bcast_ready()) {
@@ -188,7 +188,7 @@ static int bcast_receive(void *buffer, size_t bytes, int root)
     if (w->done) {
         return MPI_SUCCESS;
     }
-    mpi_msg_t *m = mpi_queue_pop(&mpi.bcast_from[root]);
+    mpi_msg_t *m = mpi_queue_pop(&mpi->bcast_from[root]);
     size_t len = m->len;
     if (len == bytes && len > 0) {
         lci_copy(buffer, m->data, len);
@@ -218,7 +218,7 @@ int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     if (r != MPI_SUCCESS) {
         return r;
     }
-    if (root != mpi.rank) {
+    if (root != mpi->rank) {
         return bcast_receive(buffer, bytes, root);
     }
     pan_msg_t msg;
@@ -251,17 +251,17 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                          "MPI_SUM, MPI_MIN, MPI_MAX, MPI_PROD",
                          op);
     }
-    if (root != mpi.rank && sendbuf == MPI_IN_PLACE) {
+    if (root != mpi->rank && sendbuf == MPI_IN_PLACE) {
         return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: MPI_IN_PLACE is "
                                          "for the root only");
     }
-    if (root == mpi.rank && recvbuf == NULL && count > 0) {
+    if (root == mpi->rank && recvbuf == NULL && count > 0) {
         return mpi_error(MPI_ERR_BUFFER, "MPI_Reduce: NULL receive buffer");
     }
     /* A binomial tree rooted at root, in ranks relative to it (v): my
      * block holds the contributions of my subtree, v .. v + span - 1, in
      * that order; it goes up to my parent once my children's are in. */
-    int size = mpi.size, v = (mpi.rank - root + size) % size;
+    int size = mpi->size, v = (mpi->rank - root + size) % size;
     int span = 1;
     while (span < size && !(v & span)) {
         span <<= 1;
@@ -290,7 +290,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
         }
         int src = (cv + root) % size, n = mask < size - cv ? mask : size - cv;
         mpi_msg_t *m = NULL;
-        r = mpi_queue_wait("MPI_Reduce", &mpi.reduce_from[src], &m);
+        r = mpi_queue_wait("MPI_Reduce", &mpi->reduce_from[src], &m);
         if (r == MPI_SUCCESS && m->len != (size_t)n * bytes) {
             r = mpi_error(MPI_ERR_TRUNCATE,
                           "MPI_Reduce: rank %d sent %zu bytes, %zu expected",
@@ -331,7 +331,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     const void *mine = sendbuf;
-    if (sendbuf == MPI_IN_PLACE && mpi.rank != 0) {
+    if (sendbuf == MPI_IN_PLACE && mpi->rank != 0) {
         mine = recvbuf; /* the contribution is in recvbuf everywhere */
     }
     int r = MPI_Reduce(mine, recvbuf, count, datatype, op, 0, comm);

@@ -11,32 +11,31 @@
 #include "lci.h"
 #include "mpi_internal.h"
 
-struct mpi_state mpi = {.errhandler = MPI_ERRORS_ARE_FATAL};
-
-static char last_error[MPI_MAX_ERROR_STRING];
+static struct mpi_state mpi_initial = {.errhandler = MPI_ERRORS_ARE_FATAL};
+struct mpi_state *mpi = &mpi_initial;
 
 int mpi_error(int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(mpi->last_error, sizeof mpi->last_error, fmt, ap);
     va_end(ap);
-    if (mpi.errhandler == MPI_ERRORS_RETURN) {
+    if (mpi->errhandler == MPI_ERRORS_RETURN) {
         return code;
     }
-    if (!mpi.inited || mpi.finalized) {
-        fprintf(stderr, "MPI error: %s\n", last_error);
+    if (!mpi->inited || mpi->finalized) {
+        fprintf(stderr, "MPI error: %s\n", mpi->last_error);
         exit(code);
     }
-    lci_abort(code, last_error);
+    lci_abort(code, mpi->last_error);
 }
 
 int mpi_check(const char *fn, MPI_Comm comm)
 {
-    if (!mpi.inited) {
+    if (!mpi->inited) {
         return mpi_error(MPI_ERR_OTHER, "%s: MPI_Init has not been called", fn);
     }
-    if (mpi.finalized) {
+    if (mpi->finalized) {
         return mpi_error(MPI_ERR_OTHER, "%s: called after MPI_Finalize", fn);
     }
     if (comm != MPI_COMM_WORLD) {
@@ -184,37 +183,40 @@ int mpi_queue_wait(const char *fn, mpi_queue_t *q, mpi_msg_t **m_p)
 static void reduce_arrived(int src, const void *data, size_t len, void *arg)
 {
     (void)arg;
-    mpi_queue_copy(&mpi.reduce_from[src], src, 0, data, len);
+    mpi_queue_copy(&mpi->reduce_from[src], src, 0, data, len);
 }
 
 /* ---- environment ------------------------------------------------------ */
 
 int MPI_Init(int *argc, char ***argv)
 {
-    if (mpi.inited) {
+    if (lci_node_local((void **)&mpi, sizeof *mpi) != LCI_OK) {
+        return mpi_error(MPI_ERR_INTERN, "MPI_Init: %s", lci_last_error());
+    }
+    if (mpi->inited) {
         return mpi_error(MPI_ERR_OTHER, "MPI_Init: called twice");
     }
     if (pan_init(argc, argv, PAN_ST) != PAN_OK) {
         return mpi_error(MPI_ERR_OTHER, "MPI_Init: %s", pan_last_error());
     }
-    mpi.rank = pan_rank();
-    mpi.size = pan_size();
-    mpi.posted = NULL;
-    mpi.posted_tail = &mpi.posted;
-    mpi_queue_init(&mpi.unexpected);
-    mpi.placed = malloc((size_t)mpi.size * sizeof *mpi.placed);
-    mpi.bcast_inflight = calloc((size_t)mpi.size, sizeof(int));
-    mpi.bcast_from = malloc((size_t)mpi.size * sizeof *mpi.bcast_from);
-    mpi.reduce_from = malloc((size_t)mpi.size * sizeof *mpi.reduce_from);
-    if (mpi.placed == NULL || mpi.bcast_inflight == NULL ||
-        mpi.bcast_from == NULL || mpi.reduce_from == NULL) {
+    mpi->rank = pan_rank();
+    mpi->size = pan_size();
+    mpi->posted = NULL;
+    mpi->posted_tail = &mpi->posted;
+    mpi_queue_init(&mpi->unexpected);
+    mpi->placed = malloc((size_t)mpi->size * sizeof *mpi->placed);
+    mpi->bcast_inflight = calloc((size_t)mpi->size, sizeof(int));
+    mpi->bcast_from = malloc((size_t)mpi->size * sizeof *mpi->bcast_from);
+    mpi->reduce_from = malloc((size_t)mpi->size * sizeof *mpi->reduce_from);
+    if (mpi->placed == NULL || mpi->bcast_inflight == NULL ||
+        mpi->bcast_from == NULL || mpi->reduce_from == NULL) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Init: no memory");
     }
-    for (int i = 0; i < mpi.size; i++) {
-        mpi_queue_init(&mpi.bcast_from[i]);
-        mpi_queue_init(&mpi.reduce_from[i]);
-        mpi.placed[i].head = NULL;
-        mpi.placed[i].tail = &mpi.placed[i].head;
+    for (int i = 0; i < mpi->size; i++) {
+        mpi_queue_init(&mpi->bcast_from[i]);
+        mpi_queue_init(&mpi->reduce_from[i]);
+        mpi->placed[i].head = NULL;
+        mpi->placed[i].tail = &mpi->placed[i].head;
     }
     if (pan_port_set(MPI_PT2PT_PORT, mpi_p2p_arrived, NULL) != PAN_OK ||
         pan_port_place_set(MPI_PT2PT_PORT, mpi_p2p_place, NULL) != PAN_OK ||
@@ -224,7 +226,7 @@ int MPI_Init(int *argc, char ***argv)
         pan_port_set(MPI_REDUCE_PORT, reduce_arrived, NULL) != PAN_OK) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Init: %s", pan_last_error());
     }
-    mpi.inited = 1;
+    mpi->inited = 1;
     return MPI_SUCCESS;
 }
 
@@ -233,7 +235,7 @@ int MPI_Initialized(int *flag)
     if (flag == NULL) {
         return mpi_error(MPI_ERR_ARG, "MPI_Initialized: NULL flag");
     }
-    *flag = mpi.inited;
+    *flag = mpi->inited;
     return MPI_SUCCESS;
 }
 
@@ -242,7 +244,7 @@ int MPI_Finalized(int *flag)
     if (flag == NULL) {
         return mpi_error(MPI_ERR_ARG, "MPI_Finalized: NULL flag");
     }
-    *flag = mpi.finalized;
+    *flag = mpi->finalized;
     return MPI_SUCCESS;
 }
 
@@ -252,23 +254,23 @@ int MPI_Finalize(void)
     if (r != MPI_SUCCESS) {
         return r;
     }
-    if (mpi.posted != NULL) {
+    if (mpi->posted != NULL) {
         return mpi_error(MPI_ERR_REQUEST, "MPI_Finalize: a receive is still "
                                           "posted (wait for it first)");
     }
     if (pan_end() != PAN_OK) {
         return mpi_error(MPI_ERR_OTHER, "MPI_Finalize: %s", pan_last_error());
     }
-    mpi_queue_free(&mpi.unexpected);
-    for (int i = 0; i < mpi.size; i++) {
-        mpi_queue_free(&mpi.bcast_from[i]);
-        mpi_queue_free(&mpi.reduce_from[i]);
+    mpi_queue_free(&mpi->unexpected);
+    for (int i = 0; i < mpi->size; i++) {
+        mpi_queue_free(&mpi->bcast_from[i]);
+        mpi_queue_free(&mpi->reduce_from[i]);
     }
-    free(mpi.placed);
-    free(mpi.bcast_inflight);
-    free(mpi.bcast_from);
-    free(mpi.reduce_from);
-    mpi.finalized = 1;
+    free(mpi->placed);
+    free(mpi->bcast_inflight);
+    free(mpi->bcast_from);
+    free(mpi->reduce_from);
+    mpi->finalized = 1;
     return MPI_SUCCESS;
 }
 
@@ -277,7 +279,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     (void)comm; /* every communicator stops the whole run */
     char msg[64];
     snprintf(msg, sizeof msg, "MPI_Abort called with error code %d", errorcode);
-    if (!mpi.inited || mpi.finalized) {
+    if (!mpi->inited || mpi->finalized) {
         fprintf(stderr, "%s\n", msg);
         exit(errorcode != 0 ? errorcode : 1);
     }
@@ -293,7 +295,7 @@ int MPI_Comm_rank(MPI_Comm comm, int *rank)
     if (rank == NULL) {
         return mpi_error(MPI_ERR_ARG, "MPI_Comm_rank: NULL rank");
     }
-    *rank = mpi.rank;
+    *rank = mpi->rank;
     return MPI_SUCCESS;
 }
 
@@ -306,7 +308,7 @@ int MPI_Comm_size(MPI_Comm comm, int *size)
     if (size == NULL) {
         return mpi_error(MPI_ERR_ARG, "MPI_Comm_size: NULL size");
     }
-    *size = mpi.size;
+    *size = mpi->size;
     return MPI_SUCCESS;
 }
 
@@ -323,7 +325,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
                          "MPI_ERRORS_RETURN",
                          errhandler);
     }
-    mpi.errhandler = errhandler;
+    mpi->errhandler = errhandler;
     return MPI_SUCCESS;
 }
 
@@ -343,7 +345,7 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen)
                            : "unknown error code";
     /* The last error's own message says more, when it is of this code. */
     int n = snprintf(string, MPI_MAX_ERROR_STRING, "%s%s%s", name,
-                     last_error[0] != '\0' ? ": " : "", last_error);
+                     mpi->last_error[0] != '\0' ? ": " : "", mpi->last_error);
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
@@ -353,7 +355,7 @@ int MPI_Get_processor_name(char *name, int *resultlen)
     if (name == NULL || resultlen == NULL) {
         return mpi_error(MPI_ERR_ARG, "MPI_Get_processor_name: NULL argument");
     }
-    int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "lci-node-%d", mpi.rank);
+    int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "lci-node-%d", mpi->rank);
     *resultlen = n < MPI_MAX_PROCESSOR_NAME ? n : MPI_MAX_PROCESSOR_NAME - 1;
     return MPI_SUCCESS;
 }

@@ -105,9 +105,12 @@ struct mpi_state {
     int *bcast_inflight;      /* by root: broadcasts queued in our buffers */
     mpi_queue_t *bcast_from;  /* by root */
     mpi_queue_t *reduce_from; /* by contributing rank */
+    char last_error[MPI_MAX_ERROR_STRING];
 };
 
-extern struct mpi_state mpi;
+/* This node's MPI: a node-local block (lci_node_local), so it follows the
+ * running node where several nodes share one process. */
+extern struct mpi_state *mpi;
 
 /* Records the message; fatal unless MPI_ERRORS_RETURN is set.  Returns
  * code. */

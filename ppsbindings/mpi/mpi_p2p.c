@@ -46,7 +46,7 @@ static void deliver(struct lci_mpi_request *req, int src, int tag,
  * would take req: its handler will, as the earlier message. */
 static int claimed_earlier(const struct lci_mpi_request *req, int src)
 {
-    for (const mpi_placed_t *pl = mpi.placed[src].head; pl != NULL;
+    for (const mpi_placed_t *pl = mpi->placed[src].head; pl != NULL;
          pl = pl->next) {
         if (pl->req == NULL && pl->kind != MPI_WIRE_DATA &&
             matches(req->source, req->tag, src, pl->tag)) {
@@ -61,7 +61,7 @@ static int claimed_earlier(const struct lci_mpi_request *req, int src)
  * sender's messages match in the order sent. */
 static struct lci_mpi_request *posted_take(int src, int tag, int placing)
 {
-    for (struct lci_mpi_request **pp = &mpi.posted; *pp != NULL;
+    for (struct lci_mpi_request **pp = &mpi->posted; *pp != NULL;
          pp = &(*pp)->next) {
         struct lci_mpi_request *req = *pp;
         if (matches(req->source, req->tag, src, tag)) {
@@ -69,8 +69,8 @@ static struct lci_mpi_request *posted_take(int src, int tag, int placing)
                 return NULL;
             }
             *pp = req->next;
-            if (mpi.posted_tail == &req->next) {
-                mpi.posted_tail = pp;
+            if (mpi->posted_tail == &req->next) {
+                mpi->posted_tail = pp;
             }
             return req;
         }
@@ -102,7 +102,7 @@ static void arrived_unmatched(int src, int tag, char *buf, size_t len)
 {
     struct lci_mpi_request *req = posted_take(src, tag, 0);
     if (req == NULL) {
-        mpi_queue_take(&mpi.unexpected, src, tag, buf, len);
+        mpi_queue_take(&mpi->unexpected, src, tag, buf, len);
         return;
     }
     deliver(req, src, tag, buf, len);
@@ -123,7 +123,7 @@ static void rts_unmatched(int src, int tag, size_t len, uint64_t send_id)
     }
     *m = (mpi_msg_t){
         .src = src, .tag = tag, .len = len, .rts = 1, .rts_id = send_id};
-    mpi_queue_push(&mpi.unexpected, m);
+    mpi_queue_push(&mpi->unexpected, m);
 }
 
 static char empty_message[1]; /* where an empty message is "placed" */
@@ -171,7 +171,7 @@ void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
             lci_abort(MPI_ERR_INTERN, "MPI: no memory for a message");
         }
     }
-    mpi_placed_list_t *list = &mpi.placed[src];
+    mpi_placed_list_t *list = &mpi->placed[src];
     pl->next = NULL;
     *list->tail = pl;
     list->tail = &pl->next;
@@ -196,17 +196,17 @@ static void arrived_from_self(const void *data, size_t len)
     if (len > 0) {
         lci_copy(copy, (const char *)data + MPI_WIRE_EAGER_HDR, len);
     }
-    arrived_unmatched(mpi.rank, hdr.tag, copy, len);
+    arrived_unmatched(mpi->rank, hdr.tag, copy, len);
 }
 
 void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
 {
     (void)arg;
-    if (src == mpi.rank) {
+    if (src == mpi->rank) {
         arrived_from_self(data, len);
         return;
     }
-    mpi_placed_list_t *list = &mpi.placed[src];
+    mpi_placed_list_t *list = &mpi->placed[src];
     mpi_placed_t *pl = list->head;
     if (pl == NULL || pl->buf != data) {
         lci_abort(MPI_ERR_INTERN, "MPI: a message arrived that was not placed");
@@ -299,9 +299,9 @@ static int send_start(const char *fn, const void *buf, int count,
     if (dest == MPI_PROC_NULL) {
         return MPI_SUCCESS;
     }
-    if (dest < 0 || dest >= mpi.size) {
+    if (dest < 0 || dest >= mpi->size) {
         return mpi_error(MPI_ERR_RANK, "%s: destination %d; expected 0..%d", fn,
-                         dest, mpi.size - 1);
+                         dest, mpi->size - 1);
     }
     if (tag < 0) {
         return mpi_error(MPI_ERR_TAG, "%s: tag %d is negative", fn, tag);
@@ -309,13 +309,13 @@ static int send_start(const char *fn, const void *buf, int count,
     mpi_wire_hdr_t hdr = {.tag = tag, .kind = MPI_WIRE_EAGER};
     pan_msg_t msg;
     pan_msg_init(&msg);
-    if (bytes > MPI_EAGER_MAX && dest != mpi.rank) {
+    if (bytes > MPI_EAGER_MAX && dest != mpi->rank) {
         struct lci_mpi_request *req = request_new();
         req->tag = tag;
         req->sbuf = buf;
         req->sbytes = bytes;
         req->dest = dest;
-        req->status.MPI_SOURCE = mpi.rank;
+        req->status.MPI_SOURCE = mpi->rank;
         req->status.MPI_TAG = tag;
         hdr.kind = MPI_WIRE_RTS;
         hdr.id = (uint64_t)(uintptr_t)req;
@@ -362,7 +362,7 @@ int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
         /* Eager: the data is on its way already. */
         req = request_new();
         req->done = 1;
-        req->status.MPI_SOURCE = mpi.rank;
+        req->status.MPI_SOURCE = mpi->rank;
         req->status.MPI_TAG = tag;
     }
     *request = req;
@@ -384,12 +384,12 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         return mpi_error(MPI_ERR_REQUEST, "MPI_Irecv: NULL request");
     }
     if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL &&
-        (source < 0 || source >= mpi.size)) {
+        (source < 0 || source >= mpi->size)) {
         return mpi_error(MPI_ERR_RANK,
                          "MPI_Irecv: source %d; expected "
                          "0..%d, MPI_ANY_SOURCE or "
                          "MPI_PROC_NULL",
-                         source, mpi.size - 1);
+                         source, mpi->size - 1);
     }
     if (tag < 0 && tag != MPI_ANY_TAG) {
         return mpi_error(MPI_ERR_TAG,
@@ -409,13 +409,13 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         req->status.MPI_TAG = MPI_ANY_TAG;
         return MPI_SUCCESS;
     }
-    for (mpi_msg_t **pp = &mpi.unexpected.head; *pp != NULL;
+    for (mpi_msg_t **pp = &mpi->unexpected.head; *pp != NULL;
          pp = &(*pp)->next) {
         mpi_msg_t *m = *pp;
         if (matches(source, tag, m->src, m->tag)) {
             *pp = m->next;
-            if (mpi.unexpected.tail == &m->next) {
-                mpi.unexpected.tail = pp;
+            if (mpi->unexpected.tail == &m->next) {
+                mpi->unexpected.tail = pp;
             }
             if (m->rts) {
                 rts_matched(req, m->src, m->tag, m->len, m->rts_id);
@@ -430,9 +430,9 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     /* A message on its way that no receive took yet is older than any to
      * come: it gets this receive (eager data is copied in at the end). */
     int lo = source == MPI_ANY_SOURCE ? 0 : source;
-    int hi = source == MPI_ANY_SOURCE ? mpi.size - 1 : source;
+    int hi = source == MPI_ANY_SOURCE ? mpi->size - 1 : source;
     for (int src = lo; src <= hi; src++) {
-        for (mpi_placed_t *pl = mpi.placed[src].head; pl != NULL;
+        for (mpi_placed_t *pl = mpi->placed[src].head; pl != NULL;
              pl = pl->next) {
             if (pl->req == NULL && pl->kind != MPI_WIRE_DATA &&
                 matches(source, tag, src, pl->tag)) {
@@ -441,8 +441,8 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
             }
         }
     }
-    *mpi.posted_tail = req;
-    mpi.posted_tail = &req->next;
+    *mpi->posted_tail = req;
+    mpi->posted_tail = &req->next;
     return MPI_SUCCESS;
 }
 

@@ -8,9 +8,8 @@
 
 #include "pan_internal.h"
 
-struct pan_state pan;
-
-static char last_error[512];
+static struct pan_state pan_initial;
+struct pan_state *pan = &pan_initial;
 
 const char *pan_strerror(int status)
 {
@@ -36,14 +35,14 @@ const char *pan_strerror(int status)
 
 const char *pan_last_error(void)
 {
-    return last_error;
+    return pan->last_error;
 }
 
 int pan_error(int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(pan->last_error, sizeof pan->last_error, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -56,7 +55,7 @@ int pan_lci_error(lci_status_t st, const char *what)
 
 int pan_check_usable(const char *fn)
 {
-    if (!pan.inited) {
+    if (!pan->inited) {
         return pan_error(PAN_ERR_STATE,
                          "%s: Panda is not initialised "
                          "(call pan_init first)",
@@ -67,22 +66,26 @@ int pan_check_usable(const char *fn)
 
 int pan_rank(void)
 {
-    return pan.rank;
+    return pan->rank;
 }
 
 int pan_size(void)
 {
-    return pan.size;
+    return pan->size;
 }
 
 pan_mode_t pan_mode(void)
 {
-    return pan.mode;
+    return pan->mode;
 }
 
 int pan_init(int *argc, char ***argv, pan_mode_t mode)
 {
-    if (pan.inited) {
+    lci_status_t st = lci_node_local((void **)&pan, sizeof *pan);
+    if (st != LCI_OK) {
+        return pan_lci_error(st, "pan_init");
+    }
+    if (pan->inited) {
         return pan_error(PAN_ERR_STATE, "pan_init: called twice");
     }
     if (mode != PAN_ST && mode != PAN_MT) {
@@ -90,16 +93,16 @@ int pan_init(int *argc, char ***argv, pan_mode_t mode)
                          "pan_init: mode %d; expected PAN_ST or PAN_MT",
                          (int)mode);
     }
-    lci_status_t st = lci_init(argc, argv);
+    st = lci_init(argc, argv);
     if (st != LCI_OK) {
         return pan_lci_error(st, "pan_init");
     }
-    memset(&pan, 0, sizeof pan);
-    pan.mode = mode;
-    pan.rank = lci_rank();
-    pan.size = lci_size();
-    pan.frag_cap = lci_packet_capacity() - sizeof(pan_wire_hdr_t);
-    pan.dq_tail = &pan.dq_head;
+    memset(pan, 0, sizeof *pan);
+    pan->mode = mode;
+    pan->rank = lci_rank();
+    pan->size = lci_size();
+    pan->frag_cap = lci_packet_capacity() - sizeof(pan_wire_hdr_t);
+    pan->dq_tail = &pan->dq_head;
     int r = pan_reasm_init();
     if (r != PAN_OK) {
         return r;
@@ -114,7 +117,7 @@ int pan_init(int *argc, char ***argv, pan_mode_t mode)
             return r;
         }
     }
-    pan.inited = 1;
+    pan->inited = 1;
     return PAN_OK;
 }
 
@@ -127,10 +130,10 @@ int pan_end(void)
     pan_dispatch_fini();
     pan_obcast_fini();
     pan_reasm_fini();
-    if (pan.mode == PAN_MT) {
+    if (pan->mode == PAN_MT) {
         pan_mt_fini();
     }
-    pan.inited = 0;
+    pan->inited = 0;
     lci_status_t st = lci_finalize();
     return st == LCI_OK ? PAN_OK : pan_lci_error(st, "pan_end");
 }
@@ -141,10 +144,10 @@ int pan_end(void)
 static int barrier_done(void *arg)
 {
     (void)arg;
-    if (pan.rank == 0) {
-        return pan.barrier_in >= pan.barrier_epoch * (uint64_t)(pan.size - 1);
+    if (pan->rank == 0) {
+        return pan->barrier_in >= pan->barrier_epoch * (uint64_t)(pan->size - 1);
     }
-    return pan.barrier_out >= pan.barrier_epoch;
+    return pan->barrier_out >= pan->barrier_epoch;
 }
 
 int pan_barrier(void)
@@ -153,23 +156,23 @@ int pan_barrier(void)
     if (r != PAN_OK) {
         return r;
     }
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return pan_error(PAN_ERR_STATE, "pan_barrier: called from a handler");
     }
     pan_msg_t empty;
     pan_msg_init(&empty);
-    pan.barrier_epoch++;
-    pan_wire_hdr_t hdr = {.tag = pan.barrier_epoch};
-    if (pan.rank != 0) {
+    pan->barrier_epoch++;
+    pan_wire_hdr_t hdr = {.tag = pan->barrier_epoch};
+    if (pan->rank != 0) {
         hdr.kind = PAN_K_BARRIER_IN;
         r = pan_frag_send(0, &hdr, &empty);
         if (r != PAN_OK) {
             return r;
         }
-        return pan_block_until(&pan.barrier_cond, barrier_done, NULL);
+        return pan_block_until(&pan->barrier_cond, barrier_done, NULL);
     }
-    r = pan_block_until(&pan.barrier_cond, barrier_done, NULL);
-    if (r != PAN_OK || pan.size == 1) {
+    r = pan_block_until(&pan->barrier_cond, barrier_done, NULL);
+    if (r != PAN_OK || pan->size == 1) {
         return r;
     }
     hdr.kind = PAN_K_BARRIER_OUT;
@@ -222,12 +225,12 @@ int pan_port_set(int port, pan_recv_func_t func, void *arg)
                          "0..%d",
                          port, PAN_NPORTS - 1);
     }
-    if (func != NULL && pan.ports[port].func != NULL) {
+    if (func != NULL && pan->ports[port].func != NULL) {
         return pan_error(PAN_ERR_BUSY, "pan_port_set: port %d has a handler",
                          port);
     }
-    pan.ports[port].func = func;
-    pan.ports[port].arg = arg;
+    pan->ports[port].func = func;
+    pan->ports[port].arg = arg;
     return PAN_OK;
 }
 
@@ -243,14 +246,14 @@ int pan_port_place_set(int port, pan_place_func_t func, void *arg)
                          "expected 0..%d",
                          port, PAN_NPORTS - 1);
     }
-    if (func != NULL && pan.ports[port].place != NULL) {
+    if (func != NULL && pan->ports[port].place != NULL) {
         return pan_error(PAN_ERR_BUSY,
                          "pan_port_place_set: port %d has a "
                          "placement",
                          port);
     }
-    pan.ports[port].place = func;
-    pan.ports[port].place_arg = arg;
+    pan->ports[port].place = func;
+    pan->ports[port].place_arg = arg;
     return PAN_OK;
 }
 
@@ -276,11 +279,11 @@ int pan_send(int dest, int port, const pan_msg_t *msg)
     if (r != PAN_OK) {
         return r;
     }
-    if (dest < 0 || dest >= pan.size) {
+    if (dest < 0 || dest >= pan->size) {
         return pan_error(PAN_ERR_INVAL,
                          "pan_send: destination %d; expected "
                          "0..%d",
-                         dest, pan.size - 1);
+                         dest, pan->size - 1);
     }
     pan_wire_hdr_t hdr = {.kind = PAN_K_ONEWAY, .port = (uint16_t)port};
     return pan_frag_send(dest, &hdr, msg);
@@ -321,6 +324,6 @@ int pan_obcast(int port, const pan_msg_t *msg)
         return pan_error(PAN_ERR_NOMEM, "pan_obcast: no memory for %zu bytes",
                          msg->len);
     }
-    pan_obcast_arrived(&hdr, pan.rank, copy);
+    pan_obcast_arrived(&hdr, pan->rank, copy);
     return PAN_OK;
 }

@@ -20,8 +20,8 @@ void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf, int placed)
     d->src = src;
     d->buf = buf;
     d->placed = placed;
-    *pan.dq_tail = d;
-    pan.dq_tail = &d->next;
+    *pan->dq_tail = d;
+    pan->dq_tail = &d->next;
 }
 
 void pan_complete(const pan_wire_hdr_t *hdr, int src, char *buf)
@@ -35,13 +35,13 @@ void pan_complete(const pan_wire_hdr_t *hdr, int src, char *buf)
         break;
     case PAN_K_BARRIER_IN:
         free(buf);
-        pan.barrier_in++;
-        pan_cond_wake_all(&pan.barrier_cond);
+        pan->barrier_in++;
+        pan_cond_wake_all(&pan->barrier_cond);
         break;
     case PAN_K_BARRIER_OUT:
         free(buf);
-        pan.barrier_out++;
-        pan_cond_wake_all(&pan.barrier_cond);
+        pan->barrier_out++;
+        pan_cond_wake_all(&pan->barrier_cond);
         break;
     case PAN_K_ONEWAY:
     case PAN_K_BCAST:
@@ -64,31 +64,31 @@ void pan_complete_placed(const pan_wire_hdr_t *hdr, int src, char *buf)
 static int has_handler(const pan_delivery_t *d)
 {
     if (d->hdr.kind == PAN_K_REQ) {
-        return pan.services[d->hdr.port].func != NULL;
+        return pan->services[d->hdr.port].func != NULL;
     }
-    return pan.ports[d->hdr.port].func != NULL;
+    return pan->ports[d->hdr.port].func != NULL;
 }
 
 static void run_handler(pan_delivery_t *d)
 {
-    pan.in_handler = 1;
+    pan->in_handler = 1;
     if (d->hdr.kind == PAN_K_REQ) {
         pan_rpc_request(d->src, &d->hdr, d->buf);
     } else {
-        pan_port_t *p = &pan.ports[d->hdr.port];
+        pan_port_t *p = &pan->ports[d->hdr.port];
         p->func(d->src, d->buf, d->hdr.len, p->arg);
     }
-    pan.in_handler = 0;
+    pan->in_handler = 0;
 }
 
 int pan_dispatch(void)
 {
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return 0; /* handlers do not nest */
     }
     pan_reasm_retry(); /* placements that said "later" may say where now */
     int n = 0;
-    pan_delivery_t **pp = &pan.dq_head;
+    pan_delivery_t **pp = &pan->dq_head;
     while (*pp != NULL) {
         pan_delivery_t *d = *pp;
         if (!has_handler(d)) {
@@ -96,8 +96,8 @@ int pan_dispatch(void)
             continue;
         }
         *pp = d->next;
-        if (pan.dq_tail == &d->next) {
-            pan.dq_tail = pp;
+        if (pan->dq_tail == &d->next) {
+            pan->dq_tail = pp;
         }
         run_handler(d);
         if (!d->placed) {
@@ -107,28 +107,28 @@ int pan_dispatch(void)
         n++;
     }
     if (n > 0) {
-        pan.handled += (uint64_t)n;
-        pan_cond_wake_all(&pan.handled_cond);
+        pan->handled += (uint64_t)n;
+        pan_cond_wake_all(&pan->handled_cond);
     }
     return n;
 }
 
 void pan_dispatch_fini(void)
 {
-    while (pan.dq_head != NULL) {
-        pan_delivery_t *d = pan.dq_head;
-        pan.dq_head = d->next;
+    while (pan->dq_head != NULL) {
+        pan_delivery_t *d = pan->dq_head;
+        pan->dq_head = d->next;
         if (!d->placed) {
             free(d->buf);
         }
         free(d);
     }
-    pan.dq_tail = &pan.dq_head;
+    pan->dq_tail = &pan->dq_head;
 }
 
 int pan_block_until(struct pan_cond *cond, int (*done)(void *), void *arg)
 {
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return pan_error(PAN_ERR_STATE, "Panda: a handler may not block");
     }
     for (;;) {
@@ -136,7 +136,7 @@ int pan_block_until(struct pan_cond *cond, int (*done)(void *), void *arg)
         if (done(arg)) {
             return PAN_OK;
         }
-        if (pan.mode == PAN_MT) {
+        if (pan->mode == PAN_MT) {
             int r = pan_cond_wait_internal(cond);
             if (r != PAN_OK) {
                 return r;
@@ -156,7 +156,7 @@ int pan_poll(void)
     if (r != PAN_OK) {
         return r;
     }
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return 0;
     }
     r = lci_poll();
@@ -168,7 +168,7 @@ int pan_poll(void)
 
 static int handled_since(void *arg)
 {
-    return pan.handled > *(uint64_t *)arg;
+    return pan->handled > *(uint64_t *)arg;
 }
 
 int pan_wait(void)
@@ -177,10 +177,10 @@ int pan_wait(void)
     if (r != PAN_OK) {
         return r;
     }
-    uint64_t before = pan.handled;
-    r = pan_block_until(&pan.handled_cond, handled_since, &before);
+    uint64_t before = pan->handled;
+    r = pan_block_until(&pan->handled_cond, handled_since, &before);
     if (r != PAN_OK) {
         return r;
     }
-    return (int)(pan.handled - before);
+    return (int)(pan->handled - before);
 }

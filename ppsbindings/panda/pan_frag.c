@@ -52,8 +52,8 @@ static int send_packets(int dest, const pan_wire_hdr_t *hdr0,
     size_t off = 0;
     do {
         size_t n = msg->len - sent;
-        if (n > pan.frag_cap) {
-            n = pan.frag_cap;
+        if (n > pan->frag_cap) {
+            n = pan->frag_cap;
         }
         hdr.first = sent == 0;
         lci_packet_t *p;
@@ -98,7 +98,7 @@ char *pan_frag_flatten(const pan_msg_t *msg)
 
 int pan_frag_send(int dest, const pan_wire_hdr_t *hdr, const pan_msg_t *msg)
 {
-    if (dest != pan.rank) {
+    if (dest != pan->rank) {
         return send_packets(dest, hdr, msg);
     }
     /* To this node: one copy, no network. */
@@ -110,13 +110,13 @@ int pan_frag_send(int dest, const pan_wire_hdr_t *hdr, const pan_msg_t *msg)
     pan_wire_hdr_t h = *hdr;
     h.len = (uint32_t)msg->len;
     h.first = 1;
-    pan_complete(&h, pan.rank, buf);
+    pan_complete(&h, pan->rank, buf);
     return PAN_OK;
 }
 
 int pan_frag_bcast(const pan_wire_hdr_t *hdr, const pan_msg_t *msg)
 {
-    if (pan.size == 1) {
+    if (pan->size == 1) {
         return PAN_OK;
     }
     return send_packets(-1, hdr, msg);

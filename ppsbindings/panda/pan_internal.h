@@ -131,9 +131,12 @@ struct pan_state {
     struct pan_thread main_thread;
     struct pan_cond handled_cond;
     int intr_on;
+    char last_error[512]; /* pan_last_error() */
 };
 
-extern struct pan_state pan;
+/* This node's Panda: a node-local block (lci_node_local), so it follows
+ * the running node where several nodes share one process. */
+extern struct pan_state *pan;
 
 #define PAN_SEQUENCER                                                          \
     0 /* node whose F&A variable hands out sequence numbers                    \

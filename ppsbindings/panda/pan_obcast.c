@@ -11,19 +11,19 @@
 
 static void release_in_order(void)
 {
-    while (pan.holdback != NULL && pan.holdback->hdr.tag == pan.next_seq) {
-        pan_delivery_t *d = pan.holdback;
-        pan.holdback = d->next;
-        pan.next_seq++;
+    while (pan->holdback != NULL && pan->holdback->hdr.tag == pan->next_seq) {
+        pan_delivery_t *d = pan->holdback;
+        pan->holdback = d->next;
+        pan->next_seq++;
         d->next = NULL;
-        *pan.dq_tail = d;
-        pan.dq_tail = &d->next;
+        *pan->dq_tail = d;
+        pan->dq_tail = &d->next;
     }
 }
 
 void pan_obcast_arrived(const pan_wire_hdr_t *hdr, int src, char *buf)
 {
-    if (hdr->tag < pan.next_seq) {
+    if (hdr->tag < pan->next_seq) {
         lci_abort(1, "Panda: a totally-ordered broadcast arrived twice");
     }
     pan_delivery_t *d = malloc(sizeof *d);
@@ -34,7 +34,7 @@ void pan_obcast_arrived(const pan_wire_hdr_t *hdr, int src, char *buf)
     d->src = src;
     d->buf = buf;
     d->placed = 0;
-    pan_delivery_t **pp = &pan.holdback;
+    pan_delivery_t **pp = &pan->holdback;
     while (*pp != NULL && (*pp)->hdr.tag < hdr->tag) {
         pp = &(*pp)->next;
     }
@@ -45,9 +45,9 @@ void pan_obcast_arrived(const pan_wire_hdr_t *hdr, int src, char *buf)
 
 void pan_obcast_fini(void)
 {
-    while (pan.holdback != NULL) {
-        pan_delivery_t *d = pan.holdback;
-        pan.holdback = d->next;
+    while (pan->holdback != NULL) {
+        pan_delivery_t *d = pan->holdback;
+        pan->holdback = d->next;
         free(d->buf);
         free(d);
     }

@@ -16,15 +16,15 @@
 
 int pan_reasm_init(void)
 {
-    pan.uni = calloc((size_t)pan.size, sizeof *pan.uni);
-    pan.mc = calloc((size_t)pan.size, sizeof *pan.mc);
-    if (pan.uni == NULL || pan.mc == NULL) {
-        free(pan.uni);
-        free(pan.mc);
+    pan->uni = calloc((size_t)pan->size, sizeof *pan->uni);
+    pan->mc = calloc((size_t)pan->size, sizeof *pan->mc);
+    if (pan->uni == NULL || pan->mc == NULL) {
+        free(pan->uni);
+        free(pan->mc);
         return pan_error(PAN_ERR_NOMEM,
                          "pan_init: no memory for %d "
                          "reassembly slots",
-                         pan.size);
+                         pan->size);
     }
     return PAN_OK;
 }
@@ -39,16 +39,16 @@ static void slot_fini(pan_reasm_t *r)
 
 void pan_reasm_fini(void)
 {
-    for (int i = 0; i < pan.size; i++) {
-        slot_fini(&pan.uni[i]);
-        slot_fini(&pan.mc[i]);
+    for (int i = 0; i < pan->size; i++) {
+        slot_fini(&pan->uni[i]);
+        slot_fini(&pan->mc[i]);
     }
-    free(pan.uni);
-    free(pan.mc);
-    free(pan.unkept);
-    pan.uni = pan.mc = NULL;
-    pan.unkept = NULL;
-    pan.nunkept = pan.unkept_cap = 0;
+    free(pan->uni);
+    free(pan->mc);
+    free(pan->unkept);
+    pan->uni = pan->mc = NULL;
+    pan->unkept = NULL;
+    pan->nunkept = pan->unkept_cap = 0;
 }
 
 /* Appends p to a growing array of packet pointers. */
@@ -86,7 +86,7 @@ static int reasm_begin(pan_reasm_t *r, const pan_wire_hdr_t *hdr, int src,
     r->skip = 0;
     r->placed = 0;
     r->buf = NULL;
-    pan_port_t *p = &pan.ports[hdr->port];
+    pan_port_t *p = &pan->ports[hdr->port];
     if ((hdr->kind == PAN_K_ONEWAY || hdr->kind == PAN_K_BCAST) &&
         p->place != NULL) {
         size_t skip = 0;
@@ -140,7 +140,7 @@ static void reasm_add(pan_reasm_t *r, int src, const char *data, size_t n)
 
 static pan_reasm_t *slot_of(const lci_rpacket_t *packet)
 {
-    return packet->group < 0 ? &pan.uni[packet->src] : &pan.mc[packet->src];
+    return packet->group < 0 ? &pan->uni[packet->src] : &pan->mc[packet->src];
 }
 
 /* Takes one packet in.  Returns 0 if its message's placement said
@@ -179,7 +179,7 @@ static void drain(pan_reasm_t *r, int in_upcall, int force)
     int i = 0;
     while (i < r->nheld && take(r->held[i], force && i == 0)) {
         if (in_upcall) {
-            push_packet(&pan.unkept, &pan.nunkept, &pan.unkept_cap, r->held[i]);
+            push_packet(&pan->unkept, &pan->nunkept, &pan->unkept_cap, r->held[i]);
         } else {
             lci_release(r->held[i]);
         }
@@ -188,22 +188,22 @@ static void drain(pan_reasm_t *r, int in_upcall, int force)
     r->nheld -= i;
     memmove(r->held, r->held + i, (size_t)r->nheld * sizeof *r->held);
     if (r->nheld == 0) {
-        pan.holding--;
+        pan->holding--;
     }
 }
 
 void pan_reasm_retry(void)
 {
-    for (int i = 0; i < pan.nunkept; i++) {
-        lci_release(pan.unkept[i]);
+    for (int i = 0; i < pan->nunkept; i++) {
+        lci_release(pan->unkept[i]);
     }
-    pan.nunkept = 0;
-    for (int i = 0; i < pan.size && pan.holding > 0; i++) {
-        if (pan.uni[i].nheld > 0) {
-            drain(&pan.uni[i], 0, 0);
+    pan->nunkept = 0;
+    for (int i = 0; i < pan->size && pan->holding > 0; i++) {
+        if (pan->uni[i].nheld > 0) {
+            drain(&pan->uni[i], 0, 0);
         }
-        if (pan.mc[i].nheld > 0) {
-            drain(&pan.mc[i], 0, 0);
+        if (pan->mc[i].nheld > 0) {
+            drain(&pan->mc[i], 0, 0);
         }
     }
 }
@@ -216,7 +216,7 @@ lci_upcall_result_t pan_reasm_upcall(lci_rpacket_t *packet, void *arg)
         if (take(packet, 0)) {
             return LCI_UPCALL_RELEASE;
         }
-        pan.holding++;
+        pan->holding++;
         push_packet(&r->held, &r->nheld, &r->held_cap, packet);
         return LCI_UPCALL_KEEP;
     }

@@ -18,12 +18,12 @@ int pan_rpc_set(int service, pan_rpc_func_t func, void *arg)
                          "0..%d",
                          service, PAN_NSERVICES - 1);
     }
-    if (func != NULL && pan.services[service].func != NULL) {
+    if (func != NULL && pan->services[service].func != NULL) {
         return pan_error(PAN_ERR_BUSY, "pan_rpc_set: service %d has a handler",
                          service);
     }
-    pan.services[service].func = func;
-    pan.services[service].arg = arg;
+    pan->services[service].func = func;
+    pan->services[service].arg = arg;
     return PAN_OK;
 }
 
@@ -35,7 +35,7 @@ void pan_rpc_request(int src, const pan_wire_hdr_t *hdr, char *buf)
     }
     t->src = src;
     t->id = hdr->tag;
-    pan_service_t *s = &pan.services[hdr->port];
+    pan_service_t *s = &pan->services[hdr->port];
     s->func(src, buf, hdr->len, t, s->arg);
 }
 
@@ -56,7 +56,7 @@ int pan_rpc_reply(pan_rpc_ticket_t *ticket, const pan_msg_t *reply)
 
 void pan_rpc_replied(const pan_wire_hdr_t *hdr, char *buf)
 {
-    for (pan_call_t *c = pan.calls; c != NULL; c = c->next) {
+    for (pan_call_t *c = pan->calls; c != NULL; c = c->next) {
         if (c->id == hdr->tag && !c->done) {
             c->done = 1;
             c->reply = buf;
@@ -75,7 +75,7 @@ static int call_done(void *arg)
 
 static void call_unlink(pan_call_t *call)
 {
-    for (pan_call_t **pp = &pan.calls; *pp != NULL; pp = &(*pp)->next) {
+    for (pan_call_t **pp = &pan->calls; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == call) {
             *pp = call->next;
             return;
@@ -90,16 +90,16 @@ int pan_rpc_call(int dest, int service, const pan_msg_t *req, void **reply_p,
     if (r != PAN_OK) {
         return r;
     }
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return pan_error(PAN_ERR_STATE, "pan_rpc_call: a handler may not "
                                         "wait for a reply; reply later "
                                         "from a thread instead");
     }
-    if (dest < 0 || dest >= pan.size) {
+    if (dest < 0 || dest >= pan->size) {
         return pan_error(PAN_ERR_INVAL,
                          "pan_rpc_call: destination %d; "
                          "expected 0..%d",
-                         dest, pan.size - 1);
+                         dest, pan->size - 1);
     }
     if (service < 0 || service >= PAN_NSERVICES) {
         return pan_error(PAN_ERR_INVAL,
@@ -110,8 +110,8 @@ int pan_rpc_call(int dest, int service, const pan_msg_t *req, void **reply_p,
     if (req == NULL || reply_p == NULL || reply_len_p == NULL) {
         return pan_error(PAN_ERR_INVAL, "pan_rpc_call: NULL argument");
     }
-    pan_call_t call = {.id = pan.next_call++, .next = pan.calls};
-    pan.calls = &call;
+    pan_call_t call = {.id = pan->next_call++, .next = pan->calls};
+    pan->calls = &call;
     pan_wire_hdr_t hdr = {
         .kind = PAN_K_REQ, .port = (uint16_t)service, .tag = call.id};
     r = pan_frag_send(dest, &hdr, req);

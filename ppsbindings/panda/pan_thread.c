@@ -1,8 +1,8 @@
 /*
  * pan_thread.c - Panda-MT: threads that block, one running at a time.
  *
- * The running thread holds pan.big for as long as it runs; every other
- * thread waits on its own condition variable until pan.current names it.
+ * The running thread holds pan->big for as long as it runs; every other
+ * thread waits on its own condition variable until pan->current names it.
  * A thread gives the node away only inside a blocking Panda call (or
  * pan_yield), to the thread that became runnable first, so the order of
  * LCI calls does not depend on the operating system's scheduler and runs
@@ -17,21 +17,21 @@
 static void runq_push(struct pan_thread *t)
 {
     t->next = NULL;
-    if (pan.runq_tail != NULL) {
-        pan.runq_tail->next = t;
+    if (pan->runq_tail != NULL) {
+        pan->runq_tail->next = t;
     } else {
-        pan.runq_head = t;
+        pan->runq_head = t;
     }
-    pan.runq_tail = t;
+    pan->runq_tail = t;
 }
 
 static struct pan_thread *runq_pop(void)
 {
-    struct pan_thread *t = pan.runq_head;
+    struct pan_thread *t = pan->runq_head;
     if (t != NULL) {
-        pan.runq_head = t->next;
-        if (pan.runq_head == NULL) {
-            pan.runq_tail = NULL;
+        pan->runq_head = t->next;
+        if (pan->runq_head == NULL) {
+            pan->runq_tail = NULL;
         }
         t->next = NULL;
     }
@@ -40,14 +40,14 @@ static struct pan_thread *runq_pop(void)
 
 static void set_intr(int on)
 {
-    if (pan.intr_on == on) {
+    if (pan->intr_on == on) {
         return;
     }
     lci_status_t st = on ? lci_intr_enable() : lci_intr_disable();
     if (st != LCI_OK) {
         lci_abort(1, "Panda-MT: cannot switch network interrupts");
     }
-    pan.intr_on = on;
+    pan->intr_on = on;
 }
 
 void pan_mt_wake(struct pan_thread *t)
@@ -70,20 +70,20 @@ static void schedule(struct pan_thread *me)
         }
         if (next != NULL) {
             set_intr(1);
-            pan.current = next;
+            pan->current = next;
             pthread_cond_signal(&next->go);
             if (me->finished) {
                 return;
             }
-            while (pan.current != me) {
-                pthread_cond_wait(&me->go, &pan.big);
+            while (pan->current != me) {
+                pthread_cond_wait(&me->go, &pan->big);
             }
             return;
         }
         set_intr(0);
         /* Turning interrupts off is an LCI call: an interrupt taken in it
          * may have completed messages that wake a thread. */
-        if (pan_dispatch() > 0 || pan.runq_head != NULL) {
+        if (pan_dispatch() > 0 || pan->runq_head != NULL) {
             continue;
         }
         int r = lci_poll_wait();
@@ -128,10 +128,10 @@ void pan_cond_wake_all(struct pan_cond *cond)
 
 int pan_cond_wait_internal(struct pan_cond *cond)
 {
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return pan_error(PAN_ERR_STATE, "Panda: a handler may not block");
     }
-    struct pan_thread *me = pan.current;
+    struct pan_thread *me = pan->current;
     me->runnable = 0;
     cond_push(cond, me);
     schedule(me);
@@ -140,13 +140,13 @@ int pan_cond_wait_internal(struct pan_cond *cond)
 
 int pan_mt_init(void)
 {
-    if (pthread_mutex_init(&pan.big, NULL) != 0 ||
-        pthread_cond_init(&pan.main_thread.go, NULL) != 0) {
+    if (pthread_mutex_init(&pan->big, NULL) != 0 ||
+        pthread_cond_init(&pan->main_thread.go, NULL) != 0) {
         return pan_error(PAN_ERR_NOMEM, "pan_init: cannot make a lock");
     }
-    pthread_mutex_lock(&pan.big);
-    pan.main_thread.runnable = 1;
-    pan.current = &pan.main_thread;
+    pthread_mutex_lock(&pan->big);
+    pan->main_thread.runnable = 1;
+    pan->current = &pan->main_thread;
     set_intr(1);
     return PAN_OK;
 }
@@ -154,9 +154,9 @@ int pan_mt_init(void)
 void pan_mt_fini(void)
 {
     set_intr(0);
-    pthread_mutex_unlock(&pan.big);
-    pthread_cond_destroy(&pan.main_thread.go);
-    pthread_mutex_destroy(&pan.big);
+    pthread_mutex_unlock(&pan->big);
+    pthread_cond_destroy(&pan->main_thread.go);
+    pthread_mutex_destroy(&pan->big);
 }
 
 /* ---- the public thread calls ---------------------------------------- */
@@ -167,7 +167,7 @@ static int check_mt(const char *fn)
     if (r != PAN_OK) {
         return r;
     }
-    if (pan.mode != PAN_MT) {
+    if (pan->mode != PAN_MT) {
         return pan_error(PAN_ERR_STATE,
                          "%s: only in Panda-MT (pan_init "
                          "with PAN_MT)",
@@ -179,16 +179,16 @@ static int check_mt(const char *fn)
 static void *thread_main(void *arg)
 {
     struct pan_thread *t = arg;
-    pthread_mutex_lock(&pan.big);
-    while (pan.current != t) {
-        pthread_cond_wait(&t->go, &pan.big);
+    pthread_mutex_lock(&pan->big);
+    while (pan->current != t) {
+        pthread_cond_wait(&t->go, &pan->big);
     }
     t->result = t->func(t->arg);
     t->finished = 1;
     t->runnable = 0;
     pan_cond_wake_all(&t->joiners);
     schedule(t);
-    pthread_mutex_unlock(&pan.big);
+    pthread_mutex_unlock(&pan->big);
     return NULL;
 }
 
@@ -225,7 +225,7 @@ int pan_thread_join(pan_thread_t *thread, void **result_p)
     if (r != PAN_OK) {
         return r;
     }
-    if (thread == NULL || thread == pan.current) {
+    if (thread == NULL || thread == pan->current) {
         return pan_error(PAN_ERR_INVAL, "pan_thread_join: NULL or own thread");
     }
     while (!thread->finished) {
@@ -234,7 +234,7 @@ int pan_thread_join(pan_thread_t *thread, void **result_p)
             return r;
         }
     }
-    /* It has handed the node on and needs pan.big no more. */
+    /* It has handed the node on and needs pan->big no more. */
     pthread_join(thread->tid, NULL);
     if (result_p != NULL) {
         *result_p = thread->result;
@@ -250,15 +250,15 @@ int pan_yield(void)
     if (r != PAN_OK) {
         return r;
     }
-    if (pan.in_handler) {
+    if (pan->in_handler) {
         return pan_error(PAN_ERR_STATE, "pan_yield: called from a handler");
     }
     r = pan_poll();
     if (r < 0) {
         return r;
     }
-    runq_push(pan.current);
-    schedule(pan.current);
+    runq_push(pan->current);
+    schedule(pan->current);
     return PAN_OK;
 }
 
