@@ -309,6 +309,15 @@ static lci_status_t attach_world(const char *fd_text, int *argc, char ***argv)
     if (st != LCI_OK) {
         return st;
     }
+    if (lci_engine->running() >= 0) {
+        /* Several nodes in this process: the engine attached the segment
+         * and says which node this is. */
+        lci_host->rank = (uint32_t)lci_engine->running();
+        return lci_decomp_select(lci_seg()->cfg.decomp, lci_host->last_error,
+                                 sizeof lci_host->last_error) == LCI_OK
+                   ? LCI_OK
+                   : LCI_ERR_CONFIG;
+    }
     int fd = atoi(fd_text);
     const char *rank_text = getenv("LCI_RANK");
     struct stat sb;

@@ -274,11 +274,32 @@ static lci_status_t set_fault(lci_options_t *opt, const char *v, char *err,
     return lci_fault_parse(v, &opt->cfg.fault, err, errlen);
 }
 
+static lci_status_t set_engine(lci_options_t *opt, const char *v, char *err,
+                              size_t errlen)
+{
+    static const char *const names[] = {"auto", "fibers", "processes"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        if (v != NULL && strcmp(v, names[i]) == 0) {
+            snprintf(opt->engine, sizeof opt->engine, "%s", v);
+            return LCI_OK;
+        }
+    }
+    snprintf(err, errlen,
+             "expected 'fibers' (every node in one process), 'processes' "
+             "(a process per node) or 'auto', got '%s'",
+             v ? v : "");
+    return LCI_ERR_CONFIG;
+}
+
 static const option_t options[] = {
     {"nodes", "N", "number of nodes", set_nodes},
     {"platform", "NAME",
      "sim (deterministic simulation) or live (real time, real concurrency)",
      set_platform},
+    {"engine", "NAME",
+     "sim: fibers (every node in one process, the default where the "
+     "program allows), processes (one per node) or auto",
+     set_engine},
     {"nic", "MODE",
      "live: NI firmware inline in the host's calls, on its own thread, or "
      "auto",
@@ -320,6 +341,7 @@ void lci_options_defaults(lci_options_t *opt)
     lci_config_defaults(&opt->cfg, 1, 1024);
     snprintf(opt->profile, sizeof opt->profile, "%s", "myrinet-1999");
     opt->events = 1u << 22;
+    snprintf(opt->engine, sizeof opt->engine, "auto");
 }
 
 lci_status_t lci_options_set(lci_options_t *opt, const char *name,

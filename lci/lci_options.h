@@ -14,6 +14,7 @@ typedef struct {
     lci_config_t cfg;
     char profile[4096]; /* profile name or path */
     uint64_t events;    /* event-queue capacity */
+    char engine[16];    /* sim: auto, fibers or processes (lci-run) */
 } lci_options_t;
 
 void lci_options_defaults(lci_options_t *opt);

@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "lci_decomp.h"
+#include "lci_image.h"
 #include "lci_live.h"
 #include "lci_live_wire.h"
 #include "lci_options.h"
@@ -138,6 +140,67 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* The fiber engine's program: beside lci-run in the build tree, else where
+ * it is installed. */
+static int fibers_program(char *path, size_t cap)
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        char *slash = strrchr(self, '/');
+        if (slash != NULL) {
+            *slash = '\0';
+            /* lci-run may be libtool's: the real one is in .libs */
+            const char *fmt = slash - 6 >= self && strcmp(slash - 6,
+                                                           "/.libs") == 0
+                                  ? "%s/../lci-fibers"
+                                  : "%s/lci-fibers";
+            if (snprintf(path, cap, fmt, self) < (int)cap &&
+                access(path, X_OK) == 0) {
+                return 0;
+            }
+        }
+    }
+    return snprintf(path, cap, "%s/lci-fibers", LCI_PKGLIBEXECDIR) <
+                       (int)cap &&
+                   access(path, X_OK) == 0
+               ? 0
+               : -1;
+}
+
+/* Which engine runs the simulation: fibers where the program allows and
+ * the user did not ask otherwise.  Returns 1 for fibers, 0 for processes,
+ * -1 (after a message) when the requested engine cannot run it. */
+static int choose_engine(const char *engine, const char *prog, char *fibers,
+                         size_t cap)
+{
+    if (strcmp(engine, "processes") == 0) {
+        return 0;
+    }
+    char why[1200] = "", path[4096];
+    if (!LCI_HAVE_FIBERS) {
+        snprintf(why, sizeof why,
+                 "this build has no fiber engine (Boost.Context, Debian's "
+                 "libboost-context-dev, was missing at configure time)");
+    } else if (fibers_program(fibers, cap) != 0) {
+        snprintf(why, sizeof why,
+                 "the fiber engine's program lci-fibers is not installed "
+                 "beside lci-run nor in %s",
+                 LCI_PKGLIBEXECDIR);
+    } else if (lci_image_find(prog, path, sizeof path) != 0) {
+        snprintf(why, sizeof why, "%s is not an executable program", prog);
+    } else if (lci_image_check(path, why, sizeof why) == 0) {
+        return 1;
+    }
+    if (strcmp(engine, "fibers") == 0) {
+        fprintf(stderr, "lci-run: --engine fibers: %s\n", why);
+        return -1;
+    }
+    fprintf(stderr, "lci-run: running a process per node: %s\n", why);
+    return 0;
+}
+
 static void pin_to_one_core(void)
 {
     cpu_set_t set;
@@ -237,6 +300,54 @@ static int report_failure(lci_seg_t *seg, uint32_t rank, int status)
                 rank);
     }
     return 1;
+}
+
+/* Whether node rank ended as it should, given its exit status. */
+static int node_ok(lci_seg_t *seg, uint32_t rank, int status)
+{
+    int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    int ok = clean && lci_world_host(rank)->status == LCI_HOST_EXITED;
+    if (clean && lci_world_host(rank)->died) {
+        fprintf(stderr, "lci-run: node %u died as the fault injection "
+                        "asked\n", rank);
+    }
+    if (clean && !atomic_load(&lci_world_host(rank)->started)) {
+        /* Not an LCI program (or it only printed its help): fine as
+         * long as no node uses LCI. */
+        atomic_store(&lci_world_host(rank)->gone, 1);
+        ok = 1;
+        for (uint32_t k = 0; k < seg->cfg.nnodes; k++) {
+            ok &= !atomic_load(&lci_world_host(k)->started);
+        }
+    }
+    return ok;
+}
+
+/* The fiber engine's process has ended with status: each node's end is in
+ * the segment.  Returns 0, or the run's exit status after reporting the
+ * failure as for node processes. */
+static int fibers_outcome(lci_seg_t *seg, int status)
+{
+    if (atomic_load(&seg->abort)) {
+        return report_failure(seg, (uint32_t)seg->abort_node, status);
+    }
+    if (WIFSIGNALED(status)) {
+        /* Only the node holding the turn runs: it crashed. */
+        return report_failure(seg, seg->turn, status);
+    }
+    for (uint32_t k = 0; k < seg->cfg.nnodes; k++) {
+        lci_host_shared_t *h = lci_world_host(k);
+        int node_status = W_EXITCODE(h->exit_code & 0xff, 0);
+        if (h->ended && !node_ok(seg, k, node_status)) {
+            return report_failure(seg, k, node_status);
+        }
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "lci-run: the fiber engine stopped with status %d\n",
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return 1;
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -393,6 +504,19 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    int fibers = 0;
+    char fibers_path[4096];
+    if (live && strcmp(opt.engine, "fibers") == 0) {
+        fprintf(stderr, "lci-run: --engine fibers needs --platform sim\n");
+        return 2;
+    }
+    if (!live) {
+        fibers = choose_engine(opt.engine, prog[0], fibers_path,
+                               sizeof fibers_path);
+        if (fibers < 0) {
+            return 2;
+        }
+    }
     opt.cfg.trace_hash = (uint32_t)trace_hash;
     opt.cfg.stats = (uint32_t)stats;
     opt.cfg.pin = (uint32_t)pin;
@@ -457,7 +581,27 @@ int main(int argc, char **argv)
     char fdtext[16], ranktext[16], sizetext[16];
     snprintf(fdtext, sizeof fdtext, "%d", fd);
     snprintf(sizetext, sizeof sizetext, "%u", n);
-    for (uint32_t k = 0; k < n; k++) {
+    if (fibers) {
+        /* One process runs every node. */
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "lci-run: fork: %s\n", strerror(errno));
+            return 1;
+        }
+        if (pid == 0) {
+            setenv("LCI_SIM_FD", fdtext, 1);
+            setenv("LCI_SIZE", sizetext, 1);
+            char **args = prog - 1; /* argv[i - 1] becomes lci-fibers */
+            args[0] = fibers_path;
+            execv(fibers_path, args);
+            fprintf(stderr, "lci-run: cannot run %s: %s\n", fibers_path,
+                    strerror(errno));
+            _exit(127);
+        }
+        pids[0] = pid;
+        npids = 1;
+    }
+    for (uint32_t k = 0; !fibers && k < n; k++) {
         pid_t pid = fork();
         if (pid < 0) {
             fprintf(stderr, "lci-run: fork: %s\n", strerror(errno));
@@ -491,7 +635,7 @@ int main(int argc, char **argv)
     }
     int failed = 0;
     double grace_end = 0; /* live: when survivors of a death are stopped */
-    for (uint32_t left = n; left > 0; left--) {
+    for (uint32_t left = fibers ? 1 : n; left > 0; left--) {
         int status;
         pid_t pid = wait(&status);
         if (pid < 0 && errno == EINTR) {
@@ -523,25 +667,15 @@ int main(int argc, char **argv)
             continue;
         }
         pids[rank] = 0;
+        if (fibers) {
+            failed = fibers_outcome(seg, status);
+            break;
+        }
         if (live && WIFSIGNALED(status)) {
             /* Packets to it are lost from now on, as on a network. */
             atomic_store(&lci_fabric_node(fabric, rank)->dead, 1);
         }
-        int clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-        int ok = clean && lci_world_host(rank)->status == LCI_HOST_EXITED;
-        if (clean && lci_world_host(rank)->died) {
-            fprintf(stderr, "lci-run: node %u died as the fault injection "
-                            "asked\n", rank);
-        }
-        if (clean && !atomic_load(&lci_world_host(rank)->started)) {
-            /* Not an LCI program (or it only printed its help): fine as
-             * long as no node uses LCI. */
-            atomic_store(&lci_world_host(rank)->gone, 1);
-            ok = 1;
-            for (uint32_t k = 0; k < n; k++) {
-                ok &= !atomic_load(&lci_world_host(k)->started);
-            }
-        }
+        int ok = node_ok(seg, rank, status);
         if (!ok && !failed) {
             failed = report_failure(seg, rank, status);
             if (live && !atomic_load(&seg->abort) && WIFSIGNALED(status)) {

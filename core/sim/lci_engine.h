@@ -31,6 +31,9 @@ typedef struct lci_engine_ops {
     /* The run was stopped (lci_sched_fail): every node that waits for the
      * turn must wake and see it. */
     void (*wake_all)(void);
+    /* The node running now where the engine runs several in one process;
+     * -1 where a process is one node (its rank is in LCI_RANK). */
+    int (*running)(void);
 } lci_engine_ops_t;
 
 /* The engine of this process: lci_engine_processes unless another was

@@ -78,6 +78,11 @@ static void processes_wake_all(void)
     }
 }
 
+static int processes_running(void)
+{
+    return -1;
+}
+
 const lci_engine_ops_t lci_engine_processes = {
     .name = "processes",
     .start = take_turn,
@@ -85,6 +90,7 @@ const lci_engine_ops_t lci_engine_processes = {
     .finished = processes_finished,
     .die = processes_die,
     .wake_all = processes_wake_all,
+    .running = processes_running,
 };
 
 const lci_engine_ops_t *lci_engine = &lci_engine_processes;

@@ -21,7 +21,7 @@
 #include "lci_profile.h"
 
 #define LCI_SEG_MAGIC 0x4c4349534547ULL /* "LCISEG" */
-#define LCI_SEG_VERSION 3
+#define LCI_SEG_VERSION 4
 
 /* A wire slot's bytes before the packet (core/hw/lci_wire.c). */
 #define LCI_WIRE_SLOT_HEAD 32
@@ -72,10 +72,13 @@ typedef struct {
     uint64_t delivered;   /* packets handed to the upcall */
     uint32_t died;        /* killed by fault injection (die=N@T) */
     uint32_t reserved_died;
+    /* The fiber engine's account of the node's end, for lci-run: the
+     * node's program ended (1) with exit_code. */
+    uint32_t ended;
+    int32_t exit_code;
     /* One cache line per host: on the live platform each node process
      * writes its own clock all the time, and a line shared with a
      * neighbour would bounce between their cores. */
-    char pad[8];
 } lci_host_shared_t;
 _Static_assert(sizeof(lci_host_shared_t) == 64,
                "lci_host_shared_t fills one cache line");
