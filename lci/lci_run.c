@@ -343,8 +343,12 @@ static int fibers_outcome(lci_seg_t *seg, int status)
         }
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "lci-run: the fiber engine stopped with status %d\n",
-                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        /* No node's end explains it: the process stopped while the node
+         * holding the turn ran (a sanitizer's report, say). */
+        fprintf(stderr,
+                "lci-run: node %u: the fiber engine stopped with status %d "
+                "while this node ran\n",
+                seg->turn, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
         return 1;
     }
     return 0;

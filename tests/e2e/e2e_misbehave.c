@@ -13,6 +13,10 @@
  *   exit      the last node exits with status 7 without lci_finalize; the
  *             others wait in lci_barrier.
  *   kill      node 1 kills itself with SIGKILL (a node that dies).
+ *   segv      node 2 writes through a null pointer (a node that crashes).
+ *   atexit    every node registers an exit handler that prints the rank it
+ *             kept in a global, finalizes and calls exit(0): each handler
+ *             runs once, with its own node's global.
  *   ok        everyone finalizes normally (the control case).
  */
 #include <signal.h>
@@ -23,6 +27,13 @@ static lci_upcall_result_t mb_upcall(lci_rpacket_t *p, void *arg)
 {
     (void)arg;
     e2e_fail("unexpected packet from node %d", p->src);
+}
+
+static int kept_rank = -1; /* one per node, even with nodes as fibers */
+
+static void mb_at_exit(void)
+{
+    printf("e2e_misbehave: exit handler of node %d\n", kept_rank);
 }
 
 static const char *mb_mode(int argc, char **argv)
@@ -76,6 +87,19 @@ int main(int argc, char **argv)
         }
         lci_barrier();
         return 0;
+    } else if (strcmp(mode, "segv") == 0) {
+        if (rank == 2 % size) {
+            volatile int *volatile nowhere = NULL;
+            *nowhere = 1;
+        }
+        lci_barrier();
+        return 0;
+    } else if (strcmp(mode, "atexit") == 0) {
+        kept_rank = rank;
+        e2e_check(atexit(mb_at_exit) == 0 ? LCI_OK : LCI_ERR_NOMEM, "atexit");
+        e2e_check(lci_barrier(), "lci_barrier");
+        e2e_check(lci_finalize(), "lci_finalize");
+        exit(0);
     } else if (strcmp(mode, "ok") != 0) {
         e2e_fail("unknown --mode %s", mode);
     }
