@@ -9,21 +9,21 @@
 
 #include "lci_engine.h"
 #include "lci_live.h"
+#include "lci_ready.h"
 #include "lci_sched.h"
 
-static void ready_invalidate(void);
-
-/* The turn goes to node to: bookkeeping common to every engine. */
-static void turn_to(uint32_t to)
+/* The turn goes from self to node to: bookkeeping common to every
+ * engine. */
+static void turn_to(uint32_t self, uint32_t to)
 {
-    ready_invalidate(); /* the giver's clock has moved */
+    lci_ready_moved(self); /* the giver's clock has moved */
     lci_seg()->turn = to;
     lci_seg()->handoffs++;
 }
 
 static void hand_turn(uint32_t self, uint32_t to)
 {
-    turn_to(to);
+    turn_to(self, to);
     lci_engine->handoff(self, to);
     lci_sched_check_abort();
 }
@@ -157,42 +157,9 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
     return a > LCI_TIME_INF - b ? LCI_TIME_INF : a + b;
 }
 
-static void ready_invalidate(void)
-{
-    lci_seg()->ready_valid = 0;
-}
-
-/* Smallest clock among READY hosts other than self; *who_p its rank.  The
- * two smallest are cached: self is excluded by identity, so self's own
- * clock moving does not invalidate them. */
 static uint64_t min_ready_other(uint32_t self, int *who_p)
 {
-    lci_seg_t *s = lci_seg();
-    if (!s->ready_valid) {
-        uint64_t m1 = LCI_TIME_INF, m2 = LCI_TIME_INF;
-        int w1 = -1, w2 = -1;
-        lci_host_shared_t *h = lci_world_host(0);
-        for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
-            if (h[j].status != LCI_HOST_READY) {
-                continue;
-            }
-            if (h[j].clock < m1) {
-                m2 = m1, w2 = w1;
-                m1 = h[j].clock, w1 = (int)j;
-            } else if (h[j].clock < m2) {
-                m2 = h[j].clock, w2 = (int)j;
-            }
-        }
-        s->ready_min1 = m1, s->ready_min2 = m2;
-        s->ready_who1 = w1, s->ready_who2 = w2;
-        s->ready_valid = 1;
-    }
-    if (s->ready_who1 == (int)self) {
-        *who_p = s->ready_who2;
-        return s->ready_min2;
-    }
-    *who_p = s->ready_who1;
-    return s->ready_min1;
+    return lci_ready_min_other(self, who_p);
 }
 
 static const char *status_name(uint32_t st)
@@ -257,7 +224,7 @@ static void cluster_idle(uint32_t self)
             if (h->status == LCI_HOST_IDLE) {
                 h->status = LCI_HOST_READY;
                 h->woken_idle = 1;
-                ready_invalidate();
+                lci_ready_insert(j);
             }
         }
         return;
@@ -300,7 +267,7 @@ int lci_sched_wait(uint32_t self, lci_host_status_t how)
     lci_host_shared_t *me = lci_world_host(self);
     me->status = how;
     me->woken_idle = 0;
-    ready_invalidate();
+    lci_ready_remove(self);
     while (me->status != LCI_HOST_READY) {
         lci_sched_check_abort();
         int who;
@@ -328,12 +295,12 @@ void lci_sched_wake(uint32_t node, uint64_t time)
     }
     lci_host_shared_t *h = lci_world_host(node);
     if (h->status == LCI_HOST_WAITING || h->status == LCI_HOST_IDLE) {
-        ready_invalidate();
         h->status = LCI_HOST_READY;
         h->woken_idle = 0;
         if (h->clock < time) {
             h->clock = time;
         }
+        lci_ready_insert(node);
         /* The woken host may act from its clock on: nothing may now run
          * ahead of that without an event. */
         lci_seg_t *s = lci_seg();
@@ -365,7 +332,7 @@ void lci_sched_exit(uint32_t self)
         return;
     }
     lci_world_host(self)->status = LCI_HOST_EXITED;
-    ready_invalidate();
+    lci_ready_remove(self);
     lci_engine->finished(self);
 }
 
@@ -382,7 +349,7 @@ int lci_sched_pass_on(uint32_t self)
             continue;
         }
         if (who >= 0) {
-            turn_to((uint32_t)who);
+            turn_to(self, (uint32_t)who);
             return who;
         }
         cluster_idle(self);

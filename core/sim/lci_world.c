@@ -2,12 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lci_ready.h"
 #include "lci_world.h"
 
 lci_world_t lci_world;
 
 typedef struct {
-    uint64_t hosts, heap, sram, rings, pools, pool_free, wire, wire_free,
+    uint64_t ready, hosts, heap, sram, rings, pools, pool_free, wire, wire_free,
         tx_waiting, total;
     uint64_t ring_slot, wire_slot, nwire, pool_buf, pool_free_stride;
 } seg_layout_t;
@@ -36,7 +37,8 @@ static seg_layout_t layout(const lci_config_t *cfg, uint64_t events)
     l.nwire = n * (cfg->nsend + cfg->nrecv) * LCI_BUF_MAX_SENDS +
               n * 3 * n + 64;
     l.hosts = round_up(sizeof(lci_seg_t), 4096);
-    l.heap = round_up(l.hosts + n * sizeof(lci_host_shared_t), 4096);
+    l.ready = l.hosts + n * sizeof(lci_host_shared_t);
+    l.heap = round_up(l.ready + n * (16 + sizeof(uint32_t)), 4096);
     l.sram = round_up(l.heap + events * sizeof(lci_event_t), 4096);
     l.rings = round_up(l.sram + n * round_up(cfg->sram_bytes, 4096), 4096);
     l.pools = round_up(l.rings + n * cfg->nring * l.ring_slot, 4096);
@@ -82,6 +84,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
         s->lookahead_ns = 1;
     }
     s->off_hosts = l.hosts;
+    s->off_ready = l.ready;
     s->off_heap = l.heap;
     s->off_sram = l.sram;
     s->off_rings = l.rings;
@@ -119,6 +122,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
         h->status = LCI_HOST_READY;
         h->clock = 0;
     }
+    lci_ready_init();
     /* Free wire slots as a stack: recently freed slots are reused first,
      * so the pages touched stay few. */
     uint32_t *stack = (uint32_t *)((char *)base + s->off_wire_free);

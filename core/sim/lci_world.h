@@ -21,7 +21,7 @@
 #include "lci_profile.h"
 
 #define LCI_SEG_MAGIC 0x4c4349534547ULL /* "LCISEG" */
-#define LCI_SEG_VERSION 4
+#define LCI_SEG_VERSION 5
 
 /* A wire slot's bytes before the packet (core/hw/lci_wire.c). */
 #define LCI_WIRE_SLOT_HEAD 32
@@ -104,12 +104,9 @@ typedef struct {
     uint64_t heap_peak;
     uint64_t lookahead_ns;
     uint64_t horizon;        /* nothing may act before this (current event) */
-    /* the two smallest clocks of READY hosts, valid until a host's status
-     * changes or the turn passes (only the holder's clock moves) */
-    uint32_t ready_valid;
-    int32_t ready_who1, ready_who2;
+    /* READY hosts in the heap at off_ready (core/sim/lci_ready.c) */
+    uint32_t ready_count;
     uint32_t reserved_ready;
-    uint64_t ready_min1, ready_min2;
     uint64_t packets_on_wire;
     uint64_t burst_left;     /* packets still to lose in a fault burst */
     uint64_t faults_injected; /* packets lost, damaged, repeated or
@@ -118,6 +115,8 @@ typedef struct {
     uint64_t events_by_type[16];
 
     /* ---- offsets ---- */
+    uint64_t off_ready; /* nnodes heap entries (16 bytes), then nnodes
+                           positions (uint32_t; core/sim/lci_ready.c) */
     uint64_t off_hosts, off_heap, off_sram, off_rings, off_wire, off_wire_free;
     uint64_t off_tx_waiting; /* per node: the wire slot of each buffer's,
                                 and each ack's and NACK's per peer, last

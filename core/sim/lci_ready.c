@@ -1,0 +1,142 @@
+/*
+ * lci_ready.c - the runnable hosts as a heap ordered by (clock, rank) (see
+ * lci_ready.h).  The heap and each host's position in it live in the
+ * shared segment: under the processes engine any node process may update
+ * them while it holds the turn.
+ */
+#include "lci_ready.h"
+#include "lci_world.h"
+
+#define NOT_READY UINT32_MAX
+
+/* A heap entry keeps the clock it was ordered by: the holder's own clock
+ * runs ahead of its entry until the turn passes. */
+typedef struct {
+    uint64_t clock;
+    uint32_t node;
+    uint32_t reserved;
+} entry_t;
+
+static entry_t *heap(void)
+{
+    return (entry_t *)(lci_world.base + lci_seg()->off_ready);
+}
+
+static uint32_t *pos(void)
+{
+    return (uint32_t *)(heap() + lci_seg()->cfg.nnodes);
+}
+
+static int before(const entry_t *a, const entry_t *b)
+{
+    return a->clock < b->clock || (a->clock == b->clock && a->node < b->node);
+}
+
+static void place(uint32_t i, entry_t e)
+{
+    heap()[i] = e;
+    pos()[e.node] = i;
+}
+
+static void sift_up(uint32_t i)
+{
+    entry_t *h = heap(), e = h[i];
+    while (i > 0) {
+        uint32_t parent = (i - 1) / 2;
+        if (!before(&e, &h[parent])) {
+            break;
+        }
+        place(i, h[parent]);
+        i = parent;
+    }
+    place(i, e);
+}
+
+static void sift_down(uint32_t i)
+{
+    entry_t *h = heap(), e = h[i];
+    uint32_t n = lci_seg()->ready_count;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && before(&h[c + 1], &h[c])) {
+            c++;
+        }
+        if (!before(&h[c], &e)) {
+            break;
+        }
+        place(i, h[c]);
+        i = c;
+    }
+    place(i, e);
+}
+
+static entry_t entry_of(uint32_t node)
+{
+    return (entry_t){.clock = lci_world_host(node)->clock, .node = node};
+}
+
+void lci_ready_init(void)
+{
+    lci_seg_t *s = lci_seg();
+    for (uint32_t k = 0; k < s->cfg.nnodes; k++) {
+        place(k, entry_of(k)); /* equal clocks: rank order is a heap */
+    }
+    s->ready_count = s->cfg.nnodes;
+}
+
+void lci_ready_insert(uint32_t node)
+{
+    if (pos()[node] != NOT_READY) {
+        return;
+    }
+    uint32_t i = lci_seg()->ready_count++;
+    place(i, entry_of(node));
+    sift_up(i);
+}
+
+void lci_ready_remove(uint32_t node)
+{
+    uint32_t i = pos()[node];
+    if (i == NOT_READY) {
+        return;
+    }
+    pos()[node] = NOT_READY;
+    entry_t last = heap()[--lci_seg()->ready_count];
+    if (last.node == node) {
+        return;
+    }
+    place(i, last);
+    sift_down(i);
+    sift_up(pos()[last.node]);
+}
+
+void lci_ready_moved(uint32_t node)
+{
+    uint32_t i = pos()[node];
+    if (i != NOT_READY) {
+        heap()[i].clock = lci_world_host(node)->clock; /* clocks only grow */
+        sift_down(i);
+    }
+}
+
+uint64_t lci_ready_min_other(uint32_t self, int *who_p)
+{
+    uint32_t n = lci_seg()->ready_count;
+    const entry_t *h = heap(), *best = NULL;
+    if (n > 0 && h[0].node != self) {
+        best = &h[0];
+    } else {
+        /* self is at the top: the smallest of the others heads one of the
+         * two subtrees below it. */
+        for (uint32_t c = 1; c <= 2 && c < n; c++) {
+            if (best == NULL || before(&h[c], best)) {
+                best = &h[c];
+            }
+        }
+    }
+    *who_p = best != NULL ? (int)best->node : -1;
+    return best != NULL ? best->clock : UINT64_MAX;
+}
