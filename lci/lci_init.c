@@ -24,6 +24,19 @@
 static lci_host_t host_initial;
 lci_host_t *lci_host = &host_initial;
 
+/* The host library's memory, at lci_finalize or when the node dies. */
+static void host_release(void)
+{
+    lci_host->inited = 0;
+    free(lci_host->hbuf_kept);
+    free(lci_host->slot_taken);
+    free(lci_host->rpackets);
+    free(lci_host->packets);
+    free(lci_host->spare);
+    free(lci_host->unreachable);
+    lci_host_place_fini();
+}
+
 /* Fault injection on the host: a host that stops polling for a while
  * (it computes), and a node that dies. */
 static void host_faults(void)
@@ -51,6 +64,8 @@ static void host_faults(void)
          * from the same moment (core/hw). */
         lci_host->hs->died = 1;
         lci_sched_exit(lci_host->rank);
+        host_release(); /* what the operating system takes back from a
+                           dead process; a fiber's must be given back */
         lci_engine->die(lci_host->rank);
     }
 }
@@ -431,14 +446,7 @@ lci_status_t lci_finalize(void)
     lci_host_enter();
     lci_host_place_drain();
     lci_sched_exit(lci_host->rank);
-    lci_host->inited = 0;
-    free(lci_host->hbuf_kept);
-    free(lci_host->slot_taken);
-    free(lci_host->rpackets);
-    free(lci_host->packets);
-    free(lci_host->spare);
-    free(lci_host->unreachable);
-    lci_host_place_fini();
+    host_release();
     if (lci_host->standalone) {
         munmap(lci_host->seg_base, lci_host->seg_size);
     }

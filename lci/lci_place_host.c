@@ -245,8 +245,24 @@ void lci_host_place_drain(void)
     }
 }
 
+/* With reliability on the host, a send buffer comes back only when the
+ * host processes an acknowledgement, which it cannot do while it waits
+ * for a buffer: so a forward that finds none waits here, in order, and
+ * goes out when buffers return (lci_host_forward_drain). */
+typedef struct lci_pending_forward {
+    struct lci_pending_forward *next;
+    lci_wire_hdr_t hdr;
+    char payload[];
+} pending_forward_t;
+
 void lci_host_place_fini(void)
 {
+    while (lci_host->pending_head != NULL) { /* a node that died */
+        pending_forward_t *p = lci_host->pending_head;
+        lci_host->pending_head = p->next;
+        free(p);
+    }
+    lci_host->pending_tail = NULL;
     free(lci_host->rx_state);
     free(lci_host->send_refs);
     free(lci_host->fa_vars);
@@ -399,15 +415,6 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
                                        packet->buf, &h);
 }
 
-/* With reliability on the host, a send buffer comes back only when the
- * host processes an acknowledgement, which it cannot do while it waits
- * for a buffer: so a forward that finds none waits here, in order, and
- * goes out when buffers return (lci_host_forward_drain). */
-typedef struct lci_pending_forward {
-    struct lci_pending_forward *next;
-    lci_wire_hdr_t hdr;
-    char payload[];
-} pending_forward_t;
 
 static const lci_ni_group_t *forward_group(const lci_wire_hdr_t *hdr,
                                            int *nchildren_p)
