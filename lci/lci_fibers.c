@@ -104,7 +104,8 @@ static void node_end(node_t *nd, int code, int run_handlers)
 
 __attribute__((noreturn)) static void fibers_die(uint32_t self)
 {
-    node_end(&nodes[self], 0, 0); /* killed: no exit handler runs */
+    lci_fiber_keep_stack(nodes[self].fiber); /* what it holds stays held */
+    node_end(&nodes[self], 0, 0);            /* killed: no handler runs */
 }
 
 static void fibers_wake_all(void)
@@ -353,7 +354,9 @@ int main(int argc, char **argv)
     /* Every node has ended. */
     for (uint32_t k = 0; k < nnodes; k++) {
         fclose(nodes[k].out);
-        lci_fiber_free(nodes[k].fiber);
+        if (!lci_world_host(k)->died) {
+            lci_fiber_free(nodes[k].fiber);
+        }
         for (int i = 0; i < nodes[k].argc; i++) {
             free(nodes[k].argv[i]);
         }

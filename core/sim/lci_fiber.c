@@ -12,6 +12,7 @@
 #if defined(__SANITIZE_ADDRESS__)
 #define LCI_FIBER_ASAN 1
 #include <sanitizer/common_interface_defs.h>
+#include <sanitizer/lsan_interface.h>
 #else
 #define LCI_FIBER_ASAN 0
 #endif
@@ -143,6 +144,15 @@ void lci_fiber_exit_to(lci_fiber_t *from, lci_fiber_t *to)
     announce_leave(from, to, 1);
     jump(from, to);
     abort(); /* nothing switches back to a fiber that has ended */
+}
+
+void lci_fiber_keep_stack(lci_fiber_t *fiber)
+{
+#if LCI_FIBER_ASAN
+    __lsan_register_root_region(fiber->stack_bottom, fiber->stack_size);
+#else
+    (void)fiber;
+#endif
 }
 
 void lci_fiber_free(lci_fiber_t *fiber)

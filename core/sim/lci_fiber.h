@@ -31,6 +31,12 @@ void lci_fiber_switch(lci_fiber_t *from, lci_fiber_t *to);
 void lci_fiber_exit_to(lci_fiber_t *from, lci_fiber_t *to)
     __attribute__((noreturn));
 
+/* Keeps what a fiber's stack points to alive for leak checkers: a fiber
+ * stopped for good (a node killed by fault injection) still holds its
+ * memory, as a killed process's is held until the system takes it back.
+ * The fiber must then never be freed. */
+void lci_fiber_keep_stack(lci_fiber_t *fiber);
+
 /* Frees a fiber that will never run again (not the running one). */
 void lci_fiber_free(lci_fiber_t *fiber);
 
