@@ -19,10 +19,13 @@ void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot)
      * becomes visible, and the host looks at nothing from its future: no
      * completion event is needed for the host's sake. */
     lci_ring_slot_t *d = lci_world_ring_slot(ni->node, slot);
+    lci_world_touch(d);
     lci_hbuf_stack_t *stack = lci_world_hbuf_stack(ni->node);
     /* The NI's ring limit guarantees a free host buffer. */
     uint32_t hbuf = lci_world_hbuf_stack_slots(ni->node)[--stack->h_count];
-    memcpy(lci_world_hbuf(ni->node, hbuf), hdr + 1, hdr->len);
+    char *data = lci_world_hbuf(ni->node, hbuf);
+    lci_world_touch(data);
+    memcpy(data, hdr + 1, hdr->len);
     memcpy(&d->hdr, hdr, sizeof *hdr);
     d->ni_hbuf = hbuf;
     d->ni_time = end;

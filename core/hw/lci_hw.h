@@ -30,6 +30,18 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
 uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
                       unsigned char *pkt, int crc_on);
 
+/* Whether the links compute and check the CRC: only where a packet can be
+ * damaged, by the wire itself (wire_may_damage: a real network) or by
+ * fault injection flipping bits (corrupt=P).  The other faults lose,
+ * repeat or starve whole packets, which arrive intact or not at all.  An
+ * intact packet passes the check either way, so leaving it out changes
+ * nothing but the time spent.  Every platform decides by this rule. */
+static inline int lci_hw_crc_needed(const lci_fault_config_t *f,
+                                    int wire_may_damage)
+{
+    return wire_may_damage || f->corrupt > 0;
+}
+
 /* What the fault injector does to the n-th packet src puts on the wire
  * (pkt may be damaged in place): */
 #define LCI_HW_FAULT_LOST 1u  /* lost */

@@ -54,6 +54,13 @@ static void wire_slot_free(uint32_t idx)
     wire_free_stack()[s->wire_free_count++] = idx;
 }
 
+/* Whether the simulated links compute and check the CRC: the simulated
+ * wire never damages a packet, only corrupt=P does. */
+static int sim_crc_on(void)
+{
+    return lci_hw_crc_needed(&lci_seg()->cfg.fault, 0);
+}
+
 /* ---- the transmit queue --------------------------------------------- */
 
 /* The entries of node's tx-waiting index where a packet like hdr from buf
@@ -149,8 +156,11 @@ static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
     old.flags = (uint8_t)(old.flags | hdr->flags);
     old.credits = (uint16_t)(old.credits + hdr->credits);
     memcpy(pkt, &old, sizeof old);
-    uint32_t crc = lci_crc32(pkt + sizeof old.crc, ws->bytes - sizeof old.crc);
-    memcpy(pkt, &crc, sizeof crc);
+    if (sim_crc_on()) {
+        uint32_t crc =
+            lci_crc32(pkt + sizeof old.crc, ws->bytes - sizeof old.crc);
+        memcpy(pkt, &crc, sizeof crc);
+    }
 }
 
 /* The wire's reference to buf ends when the link is done with it. */
@@ -322,7 +332,7 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     ws->buf = buf;
     ws->start = start;
     ws->tx_end = ni->tx_free;
-    lci_hw_frame(ni, hdr, payload, pkt, 1);
+    lci_hw_frame(ni, hdr, payload, pkt, sim_crc_on());
 
     uint64_t n = s->packets_on_wire++;
     unsigned fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now,
@@ -423,7 +433,7 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     uint32_t buf;
     uint32_t status = lci_hw_rx_frame(ni, ev->time,
                                       (const unsigned char *)(ws + 1),
-                                      ws->bytes, 1, &hdr, &buf);
+                                      ws->bytes, sim_crc_on(), &hdr, &buf);
     uint32_t link_src = ws->src;
     wire_slot_free(ev->a);
     ni->counters.pkts_recv++;

@@ -349,7 +349,7 @@ lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
     const lci_fault_config_t *f = &s->cfg.fault;
     L->faults = f->drop > 0 || f->corrupt > 0 || f->dup > 0 || f->burst > 0 ||
                 f->drop_nth > 0 || f->linkdown.dur > 0;
-    L->crc_on = L->wire->may_damage || f->corrupt > 0;
+    L->crc_on = lci_hw_crc_needed(f, L->wire->may_damage);
     L->scratch = malloc(s->cfg.packet_size + 64);
     L->bl = calloc(L->size, sizeof *L->bl);
     if (L->scratch == NULL || L->bl == NULL) {
