@@ -12,7 +12,7 @@
 
 #include "lci.h"
 
-#define LCI_MAX_NODES 1024
+#define LCI_MAX_NODES 4096
 #define LCI_NAME_MAX 64
 
 typedef enum { LCI_COMPUTE_ZERO = 0, LCI_COMPUTE_SCALED = 1 } lci_compute_mode_t;
