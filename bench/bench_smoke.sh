@@ -122,4 +122,11 @@ expect_ok "lci-sweep resumes" "(15 already done)" $sweep
 expect_usage "lci-sweep bad flag" "$top_srcdir/bench/lci-sweep" --no-such-flag
 expect_usage "lci-sweep bad --jobs" "$top_srcdir/bench/lci-sweep" --jobs 0
 
+# The engines side by side (needs the fiber engine).
+if [ -x "$top_builddir/lci/lci-fibers" ]; then
+    expect_ok "engine-compare --quick" "processes / fibers" \
+        env LCI_RUN="$run" sh -c "cd '$top_builddir' && '$top_srcdir/bench/engine-compare' --quick --runs 1 --nodes 8"
+fi
+expect_usage "engine-compare bad flag" "$top_srcdir/bench/engine-compare" --no-such-flag
+
 exit $fail
