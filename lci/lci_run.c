@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -199,6 +200,16 @@ static int choose_engine(const char *engine, const char *prog, char *fibers,
     }
     fprintf(stderr, "lci-run: running a process per node: %s\n", why);
     return 0;
+}
+
+/* In a child of lci-run: it dies with lci-run, however lci-run ends (a
+ * kill -9, a closed pipe), so no node outlives its run. */
+static void die_with_parent(pid_t parent)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) {
+        _exit(127); /* lci-run was gone before the request took hold */
+    }
 }
 
 static void pin_to_one_core(void)
@@ -585,6 +596,7 @@ int main(int argc, char **argv)
     char fdtext[16], ranktext[16], sizetext[16];
     snprintf(fdtext, sizeof fdtext, "%d", fd);
     snprintf(sizetext, sizeof sizetext, "%u", n);
+    pid_t parent = getpid();
     if (fibers) {
         /* One process runs every node. */
         pid_t pid = fork();
@@ -593,6 +605,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (pid == 0) {
+            die_with_parent(parent);
             setenv("LCI_SIM_FD", fdtext, 1);
             setenv("LCI_SIZE", sizetext, 1);
             char **args = prog - 1; /* argv[i - 1] becomes lci-fibers */
@@ -613,6 +626,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (pid == 0) {
+            die_with_parent(parent);
             snprintf(ranktext, sizeof ranktext, "%u", k);
             setenv("LCI_SIM_FD", fdtext, 1);
             setenv("LCI_RANK", ranktext, 1);

@@ -12,7 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <CUnit/Basic.h>
@@ -668,6 +673,56 @@ static void test_well_behaved_control_run_succeeds(void)
     e2e_run_free(&r);
 }
 
+/* ---- no orphans --------------------------------------------------------- */
+
+/* Starts lci-run (argv after the program path) in a process group of its
+ * own, lets it run, kills it with SIGKILL and returns 1 if every process
+ * of the group is gone within two seconds. */
+static int group_ends_after_launcher_killed(char *const argv[])
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, STDOUT_FILENO);
+        dup2(devnull, STDERR_FILENO);
+        execv(e2e_lci_run_path, argv);
+        _exit(127);
+    }
+    if (pid < 0) {
+        return 0;
+    }
+    setpgid(pid, pid);
+    struct timespec pause = {0, 500 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* the nodes are up and running */
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    for (int i = 0; i < 200; i++) {
+        if (kill(-pid, 0) != 0 && errno == ESRCH) {
+            return 1;
+        }
+        struct timespec tick = {0, 10 * 1000 * 1000};
+        nanosleep(&tick, NULL);
+    }
+    kill(-pid, SIGKILL); /* clean up what outlived it */
+    return 0;
+}
+
+static void test_nodes_end_when_the_launcher_is_killed(void)
+{
+    const char *speed = e2e_prog_path("bench/lci_simspeed");
+    const char *engines[] = {"fibers", "processes"};
+    for (int e = 0; e < 2; e++) {
+        char *argv[] = {e2e_lci_run_path, "-n", "8", "--engine",
+                        (char *)engines[e], (char *)speed, "--packets",
+                        "1000000000", NULL};
+        CU_ASSERT(group_ends_after_launcher_killed(argv));
+    }
+    char *live[] = {e2e_lci_run_path, "--platform", "live", "-n", "2",
+                    (char *)speed, "--packets", "1000000000", NULL};
+    CU_ASSERT(group_ends_after_launcher_killed(live));
+}
+
 /* ---- main ----------------------------------------------------------- */
 
 struct e2e_test {
@@ -689,6 +744,7 @@ static const struct e2e_test launcher_tests[] = {
     T(node_exiting_early_fails_the_run_naming_it),
     T(node_killed_by_a_signal_fails_the_run_naming_it),
     T(well_behaved_control_run_succeeds),
+    T(nodes_end_when_the_launcher_is_killed),
 };
 
 static const struct e2e_test delivery_tests[] = {
