@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lci_event_heap.h"
 #include "lci_fw.h"
 #include "lci_hw.h"
 #include "lci_live.h"
@@ -55,11 +56,6 @@ void lci_live_profile(lci_profile_t *prof)
 
 /* ---- this node's event queue ------------------------------------------ */
 
-static int ev_before(const lci_event_t *a, const lci_event_t *b)
-{
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
 void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                    uint64_t b)
 {
@@ -82,36 +78,7 @@ void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
     }
     lci_event_t ev = {.time = time, .seq = L->seq++, .type = type,
                       .node = (uint16_t)node, .a = a, .b = b};
-    uint64_t i = L->nheap++;
-    while (i > 0 && ev_before(&ev, &L->heap[(i - 1) / 2])) {
-        L->heap[i] = L->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    L->heap[i] = ev;
-}
-
-static lci_event_t heap_pop(lci_live_t *L)
-{
-    lci_event_t top = L->heap[0], last = L->heap[--L->nheap];
-    uint64_t n = L->nheap, i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && ev_before(&L->heap[c + 1], &L->heap[c])) {
-            c++;
-        }
-        if (!ev_before(&L->heap[c], &last)) {
-            break;
-        }
-        L->heap[i] = L->heap[c];
-        i = c;
-    }
-    if (n > 0) {
-        L->heap[i] = last;
-    }
-    return top;
+    lci_event_heap_push(L->heap, &L->nheap, &ev);
 }
 
 uint64_t lci_live_recent(void)
@@ -121,7 +88,7 @@ uint64_t lci_live_recent(void)
 
 uint64_t lci_live_next_event(void)
 {
-    return live.nheap ? live.heap[0].time : LCI_TIME_INF;
+    return lci_event_heap_next_time(live.heap, live.nheap);
 }
 
 int lci_live_can_run_now(uint64_t t)
@@ -294,7 +261,7 @@ int lci_live_progress(void)
     int did = (int)backlog_flush(L);
     did += (int)L->wire->poll(L, live_receive);
     while (L->nheap > 0 && L->heap[0].time <= L->now) {
-        lci_event_t ev = heap_pop(L);
+        lci_event_t ev = lci_event_heap_pop(L->heap, &L->nheap);
         lci_event_table[ev.type](&ev);
         lci_fw_fault_check(ev.node);
         did++;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lci_engine.h"
+#include "lci_event_heap.h"
 #include "lci_live.h"
 #include "lci_ready.h"
 #include "lci_sched.h"
@@ -30,11 +31,6 @@ static void hand_turn(uint32_t self, uint32_t to)
 
 /* ---- event heap, ordered by (time, seq) ------------------------------ */
 
-static int ev_before(const lci_event_t *a, const lci_event_t *b)
-{
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
 void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                   uint64_t b)
 {
@@ -43,7 +39,6 @@ void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
         return;
     }
     lci_seg_t *s = lci_seg();
-    lci_event_t *heap = lci_world_heap();
     if (s->heap_count == s->heap_cap) {
         lci_sched_fail((int)node, LCI_ERR_CONFIG,
                        "the event queue is full (%llu events); run lci-run "
@@ -52,16 +47,7 @@ void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
     }
     lci_event_t ev = {.time = time, .seq = s->next_seq++, .type = type,
                       .node = (uint16_t)node, .a = a, .b = b};
-    uint64_t i = s->heap_count++;
-    while (i > 0) {
-        uint64_t parent = (i - 1) / 2;
-        if (!ev_before(&ev, &heap[parent])) {
-            break;
-        }
-        heap[i] = heap[parent];
-        i = parent;
-    }
-    heap[i] = ev;
+    lci_event_heap_push(lci_world_heap(), &s->heap_count, &ev);
     if (s->heap_count > s->heap_peak) {
         s->heap_peak = s->heap_count;
     }
@@ -69,35 +55,12 @@ void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
 
 static lci_event_t heap_pop(void)
 {
-    lci_seg_t *s = lci_seg();
-    lci_event_t *heap = lci_world_heap();
-    lci_event_t top = heap[0];
-    lci_event_t last = heap[--s->heap_count];
-    uint64_t n = s->heap_count, i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && ev_before(&heap[c + 1], &heap[c])) {
-            c++;
-        }
-        if (!ev_before(&heap[c], &last)) {
-            break;
-        }
-        heap[i] = heap[c];
-        i = c;
-    }
-    if (n > 0) {
-        heap[i] = last;
-    }
-    return top;
+    return lci_event_heap_pop(lci_world_heap(), &lci_seg()->heap_count);
 }
 
 static uint64_t next_event_time(void)
 {
-    lci_seg_t *s = lci_seg();
-    return s->heap_count ? lci_world_heap()[0].time : LCI_TIME_INF;
+    return lci_event_heap_next_time(lci_world_heap(), lci_seg()->heap_count);
 }
 
 /* FNV-1a over 64-bit words (one multiply a word, not eight): the trace
