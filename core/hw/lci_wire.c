@@ -18,8 +18,8 @@
 
 #include "lci_crc.h"
 #include "lci_decomp.h"
-#include "lci_fw.h"
 #include "lci_hw.h"
+#include "lci_hw_sink.h"
 #include "lci_sched.h"
 
 typedef struct {
@@ -167,7 +167,7 @@ static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
 static void tx_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
 {
     if (buf != LCI_NONE && buf < ni->nsend) {
-        lci_fw_send_buf_release(ni, buf, when);
+        lci_hw_sink->send_buf_release(ni, buf, when);
     } else if (buf != LCI_NONE) {
         lci_sim_post(when, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
@@ -437,11 +437,11 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     uint32_t link_src = ws->src;
     wire_slot_free(ev->a);
     ni->counters.pkts_recv++;
-    lci_fw_arrived(ni, ev->time, &hdr, buf, status, link_src);
+    lci_hw_sink->arrived(ni, ev->time, &hdr, buf, status, link_src);
 }
 
 void lci_hw_on_tx_done(const lci_event_t *ev)
 {
     lci_ni_t *ni = lci_world_ni(ev->node);
-    lci_fw_tx_done(ni, ev->time, ev->a);
+    lci_hw_sink->tx_done(ni, ev->time, ev->a);
 }

@@ -11,15 +11,12 @@
 #include <unistd.h>
 
 #include "lci_event_heap.h"
-#include "lci_fw.h"
 #include "lci_hw.h"
+#include "lci_hw_sink.h"
 #include "lci_live.h"
 #include "lci_live_nic.h"
 #include "lci_live_wire.h"
 #include "lci_sched.h"
-
-/* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
-void lci_fw_fault_check(uint32_t node);
 
 static lci_live_t live;
 static uint64_t epoch; /* time 0 of the run, as on the sim platform */
@@ -158,7 +155,7 @@ static void wire_put(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
 static void transmitted(lci_ni_t *ni, uint64_t now, uint32_t buf)
 {
     if (buf != LCI_NONE && buf < ni->nsend) {
-        lci_fw_send_buf_release(ni, buf, now);
+        lci_hw_sink->send_buf_release(ni, buf, now);
     } else if (buf != LCI_NONE) {
         lci_live_post(now, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
@@ -233,11 +230,11 @@ static void live_receive(lci_live_t *L, const unsigned char *pkt,
         lci_hw_rx_frame(ni, L->now, pkt, bytes, L->crc_on, &hdr, &buf);
     ni->counters.pkts_recv++;
     L->last_rx = L->now;
-    lci_fw_arrived(ni, L->now, &hdr, buf, status, src);
+    lci_hw_sink->arrived(ni, L->now, &hdr, buf, status, src);
     /* As after every event on the sim platform: a failure the firmware
      * recorded (RX_no seeing a lost packet) stops the run before the host
      * can see anything after it. */
-    lci_fw_fault_check(L->rank);
+    lci_hw_sink->fault_check(L->rank);
 }
 
 /* ---- progress --------------------------------------------------------- */
@@ -263,7 +260,7 @@ int lci_live_progress(void)
     while (L->nheap > 0 && L->heap[0].time <= L->now) {
         lci_event_t ev = lci_event_heap_pop(L->heap, &L->nheap);
         lci_event_table[ev.type](&ev);
-        lci_fw_fault_check(ev.node);
+        lci_hw_sink->fault_check(ev.node);
         did++;
     }
     L->in_progress = 0;
@@ -283,7 +280,7 @@ void lci_live_host_event(uint16_t type, uint32_t a)
     L->in_progress = 1;
     lci_event_table[type](&ev);
     L->in_progress = 0;
-    lci_fw_fault_check(L->rank);
+    lci_hw_sink->fault_check(L->rank);
     if (lci_live_next_event() <= L->now) {
         lci_live_progress(); /* the firmware was due anyway: it runs now */
     }

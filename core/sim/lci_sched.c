@@ -9,6 +9,7 @@
 
 #include "lci_engine.h"
 #include "lci_event_heap.h"
+#include "lci_hw_sink.h"
 #include "lci_live.h"
 #include "lci_ready.h"
 #include "lci_sched.h"
@@ -72,9 +73,6 @@ static void fnv_mix(uint64_t *h, uint64_t v)
     *h ^= *h >> 29;
 }
 
-/* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
-void lci_fw_fault_check(uint32_t node);
-
 void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 {
     if (lci_world.live != NULL) {
@@ -110,7 +108,7 @@ static void run_one_event(uint64_t horizon)
                        ev.type);
     }
     lci_event_table[ev.type](&ev);
-    lci_fw_fault_check(ev.node);
+    lci_hw_sink->fault_check(ev.node);
 }
 
 /* ---- choosing who runs ----------------------------------------------- */
