@@ -23,6 +23,12 @@
 void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf);
 
+/* The sim platform's wire (its transmit operation, lci_platform.h): the
+ * simulated send DMA, links and switch, with back-pressure and fault
+ * injection; lci_hw_transmit goes here through the platform table. */
+void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                          const void *payload, uint32_t buf);
+
 /* The link hardware's part of a transmission, common to every platform:
  * stamps the link sequence, writes header and payload to pkt and sets the
  * CRC (crc_on; a link that cannot damage a packet leaves it 0, and its

@@ -161,8 +161,8 @@ static void transmitted(lci_ni_t *ni, uint64_t now, uint32_t buf)
     }
 }
 
-static void live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
-                          const void *payload, uint32_t buf)
+void lci_live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                       const void *payload, uint32_t buf)
 {
     lci_live_t *L = &live;
     uint32_t dst = hdr->dst;
@@ -331,8 +331,6 @@ lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
     if (st != LCI_OK) {
         return st;
     }
-    lci_world.live = L;
-    lci_world.live_transmit = live_transmit;
     clock_read(L);
     return lci_live_nic_init(L, err, errlen);
 }

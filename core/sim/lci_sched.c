@@ -10,7 +10,7 @@
 #include "lci_engine.h"
 #include "lci_event_heap.h"
 #include "lci_hw_sink.h"
-#include "lci_live.h"
+#include "lci_platform.h"
 #include "lci_ready.h"
 #include "lci_sched.h"
 
@@ -35,10 +35,6 @@ static void hand_turn(uint32_t self, uint32_t to)
 void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                   uint64_t b)
 {
-    if (lci_world.live != NULL) {
-        lci_live_post(time, type, node, a, b);
-        return;
-    }
     lci_seg_t *s = lci_seg();
     if (s->heap_count == s->heap_cap) {
         lci_sched_fail((int)node, LCI_ERR_CONFIG,
@@ -75,9 +71,6 @@ static void fnv_mix(uint64_t *h, uint64_t v)
 
 void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 {
-    if (lci_world.live != NULL) {
-        return; /* real concurrency has no reproducible trace */
-    }
     lci_seg_t *s = lci_seg();
     fnv_mix(&s->trace_hash, t);
     fnv_mix(&s->trace_hash, ((uint64_t)type << 32) | node);
@@ -85,9 +78,6 @@ void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 
 int lci_sim_can_run_now(uint64_t t)
 {
-    if (lci_world.live != NULL) {
-        return lci_live_can_run_now(t);
-    }
     return t < lci_seg()->horizon && t < next_event_time();
 }
 
@@ -195,10 +185,6 @@ static void cluster_idle(uint32_t self)
 
 void lci_sched_sync(uint32_t self)
 {
-    if (lci_world.live != NULL) {
-        lci_live_sync(self);
-        return;
-    }
     lci_seg_t *s = lci_seg();
     lci_host_shared_t *me = lci_world_host(self);
     for (;;) {
@@ -221,9 +207,6 @@ void lci_sched_sync(uint32_t self)
 
 int lci_sched_wait(uint32_t self, lci_host_status_t how)
 {
-    if (lci_world.live != NULL) {
-        return lci_live_wait(self, how);
-    }
     lci_seg_t *s = lci_seg();
     lci_host_shared_t *me = lci_world_host(self);
     me->status = how;
@@ -250,10 +233,6 @@ int lci_sched_wait(uint32_t self, lci_host_status_t how)
 
 void lci_sched_wake(uint32_t node, uint64_t time)
 {
-    if (lci_world.live != NULL) {
-        lci_live_wake(node, time);
-        return;
-    }
     lci_host_shared_t *h = lci_world_host(node);
     if (h->status == LCI_HOST_WAITING || h->status == LCI_HOST_IDLE) {
         h->status = LCI_HOST_READY;
@@ -272,26 +251,13 @@ void lci_sched_wake(uint32_t node, uint64_t time)
     }
 }
 
-void lci_sched_wake_arrival(uint32_t node, uint64_t time)
-{
-    if (lci_world.live != NULL) {
-        lci_live_wake_arrival(node, time);
-        return;
-    }
-    lci_sched_wake(node, time);
-}
-
 void lci_sched_on_host_wake(const lci_event_t *ev)
 {
-    lci_sched_wake(ev->node, ev->time);
+    lci_platform->wake(ev->node, ev->time);
 }
 
 void lci_sched_exit(uint32_t self)
 {
-    if (lci_world.live != NULL) {
-        lci_live_exit(self);
-        return;
-    }
     lci_world_host(self)->status = LCI_HOST_EXITED;
     lci_ready_remove(self);
     lci_engine->finished(self);
@@ -323,10 +289,6 @@ int lci_sched_pass_on(uint32_t self)
 
 void lci_sched_start(uint32_t self)
 {
-    if (lci_world.live != NULL) {
-        lci_live_start(self);
-        return;
-    }
     lci_seg_t *s = lci_seg();
     /* Sequentially consistent with lci-run's marking of nodes that exit
      * without lci_init: one of the two sides sees the other. */
@@ -367,9 +329,7 @@ void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
         s->abort_status = status;
         atomic_store_explicit(&s->abort, LCI_ABORT_PUBLISHED,
                               memory_order_release);
-        if (lci_world.live != NULL) {
-            lci_live_on_fail(node, s->abort_msg);
-        }
+        lci_platform->failed(node, s->abort_msg);
         fflush(NULL); /* what the node printed so far is not lost */
         lci_engine->wake_all();
     }
