@@ -8,6 +8,7 @@
 #include "lci_fw.h"
 #include "lci_hw.h"
 #include "lci_place.h"
+#include "lci_platform.h"
 #include "lci_sched.h"
 #include "lci_timeline.h"
 #include "lci_timer_wheel.h"
@@ -71,7 +72,7 @@ void lci_fw_send_buf_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
     e->ni_time = free_at;
     ni->ni_free_last = free_at;
     ni->ni_free_prod++;
-    lci_sched_wake(ni->node, free_at);
+    lci_platform->wake(ni->node, free_at);
 }
 
 void lci_fw_buf_put(lci_ni_t *ni, uint64_t now, uint32_t buf)
@@ -204,7 +205,7 @@ static void fw_schedule(lci_ni_t *ni, uint64_t now)
         return; /* an earlier run is pending: it will reschedule */
     }
     ni->fw_sched_time = t;
-    lci_sim_post(t, LCI_EV_FW_RUN, ni->node, 0, 0);
+    lci_platform->post(t, LCI_EV_FW_RUN, ni->node, 0, 0);
 }
 
 static void drain_dma_wait(lci_ni_t *ni)
@@ -461,10 +462,10 @@ static void fw_run(lci_ni_t *ni, uint64_t t)
         if (next < ni->cpu_free) {
             next = ni->cpu_free;
         }
-        if (next >= ni->fw_sched_time || !lci_sim_can_run_now(next)) {
+        if (next >= ni->fw_sched_time || !lci_platform->can_run_now(next)) {
             break;
         }
-        lci_sim_trace(next, LCI_EV_FW_RUN, ni->node);
+        lci_platform->trace(next, LCI_EV_FW_RUN, ni->node);
         ni->now = next;
     }
     ni->fw_running = 0;
@@ -527,7 +528,7 @@ static void watchdog_arm(lci_ni_t *ni, uint64_t t)
 {
     ni->watchdog_armed = 1;
     ni->watchdog_at = t;
-    lci_sim_post(t + (uint64_t)lci_prof()->watchdog_ns, LCI_EV_WATCHDOG,
+    lci_platform->post(t + (uint64_t)lci_prof()->watchdog_ns, LCI_EV_WATCHDOG,
                  ni->node, 0, 0);
 }
 
@@ -597,5 +598,5 @@ void lci_fw_on_watchdog(const lci_event_t *ev)
     ni->counters.interrupts++;
     ni->ni_intr_pending = 1;
     ni->ni_intr_time = ev->time + (uint64_t)lci_prof()->ni_intr_ns;
-    lci_sched_wake(ni->node, ni->ni_intr_time);
+    lci_platform->wake(ni->node, ni->ni_intr_time);
 }

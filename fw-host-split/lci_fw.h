@@ -52,4 +52,14 @@ void lci_fw_deliver(lci_ni_t *ni, uint32_t buf);
 void lci_fw_fail(lci_ni_t *ni, uint32_t fault, uint32_t a, uint32_t b,
                  uint32_t c);
 
+/* ---- host side (lci_fw_fault.c, lci_fw_sink.c) ---- */
+
+/* After every event: turns a fault node's NI recorded into a stopped run
+ * with a diagnostic. */
+void lci_fw_fault_check(uint32_t node);
+
+/* Registers the firmware as this process's receiver of the hardware's
+ * reports (lci_hw_sink.h); once per process, before any event runs. */
+void lci_fw_sink_register(void);
+
 #endif

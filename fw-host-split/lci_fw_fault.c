@@ -5,8 +5,6 @@
 #include "lci_fw.h"
 #include "lci_sched.h"
 
-void lci_fw_fault_check(uint32_t node);
-
 void lci_fw_fault_check(uint32_t node)
 {
     lci_ni_t *ni = lci_world_ni(node);

@@ -12,6 +12,7 @@
 
 #include "lci_decomp.h"
 #include "lci_decomp_defs.h"
+#include "lci_fw.h"
 
 #if !defined(LCI_DECOMP_RXNO_MNI) || !defined(LCI_DECOMP_RXNO_MH) ||           \
     !defined(LCI_DECOMP_RXNI_MNI) || !defined(LCI_DECOMP_RXNI_MH) ||           \
@@ -255,6 +256,9 @@ lci_status_t lci_decomp_select(const char *name, char *err, size_t errlen)
         return LCI_ERR_CONFIG;
     }
     lci_decomp_active = d;
+    /* The decomposition's firmware now receives what the hardware of this
+     * process reports. */
+    lci_fw_sink_register();
     return LCI_OK;
 }
 

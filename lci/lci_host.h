@@ -9,6 +9,7 @@
 
 #include "lci.h"
 #include "lci_ni.h"
+#include "lci_platform.h"
 #include "lci_sched.h"
 #include "lci_timer_wheel.h"
 #include "lci_world.h"

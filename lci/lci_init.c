@@ -19,6 +19,7 @@
 #include "lci_host.h"
 #include "lci_live.h"
 #include "lci_options.h"
+#include "lci_platform.h"
 #include "lci_timeline.h"
 
 static lci_host_t host_initial;
@@ -46,27 +47,14 @@ static void host_faults(void)
     if (f->nopoll.dur > 0 && f->nopoll.a == lci_host->rank &&
         !lci_host->nopoll_done && now >= f->nopoll.start) {
         lci_host->nopoll_done = 1;
-        if (lci_world.live != NULL) {
-            lci_live_compute((double)f->nopoll.dur * 1e-9);
-            return;
-        }
-        lci_host->hs->clock = now + f->nopoll.dur;
-    }
-    if (f->die.dur > 0 && f->die.a == lci_host->rank && now >= f->die.start &&
-        lci_world.live != NULL) {
-        /* A real process dies the hard way: no exit path runs. */
-        lci_host->hs->died = 1;
-        fflush(NULL);
-        kill(getpid(), SIGKILL);
+        lci_platform->stall(lci_host->rank, f->nopoll.dur);
+        return;
     }
     if (f->die.dur > 0 && f->die.a == lci_host->rank && now >= f->die.start) {
-        /* The process dies: it takes no further part, and its NI is dead
+        /* The node dies: it takes no further part, and its NI is dead
          * from the same moment (core/hw). */
         lci_host->hs->died = 1;
-        lci_sched_exit(lci_host->rank);
-        host_release(); /* what the operating system takes back from a
-                           dead process; a fiber's must be given back */
-        lci_engine->die(lci_host->rank);
+        lci_platform->die(lci_host->rank, host_release);
     }
 }
 
@@ -80,41 +68,16 @@ static void host_entered(void)
     }
 }
 
-/* The host computes for ns of simulated time.  Soft timers (RX_h) keep
- * running meanwhile: when one falls due, the NI's clock interrupt brings
- * the host in to run it (the paper's backup for soft timers), so a
- * delayed ack or a retransmission goes out on time, not when the
- * computation ends; the computation goes on after the handler. */
-static void host_compute(uint64_t ns)
-{
-    uint64_t end = lci_host->hs->clock + ns, at;
-    while (lci_world.live == NULL &&
-           (at = lci_host_clock_interrupt_at()) < end) {
-        lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, "compute",
-                          lci_host->hs->clock, at);
-        uint64_t left = end - at;
-        lci_host->hs->clock = at;
-        lci_sched_sync(lci_host->rank);
-        lci_host_clock_interrupt();
-        end = lci_host->hs->clock + left;
-    }
-    lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, "compute",
-                      lci_host->hs->clock, end);
-    lci_host->hs->clock = end;
-    lci_host->computed_since_poll = 1;
-}
+/* The soft timers a computation must let run (the platform's charge and
+ * compute operations). */
+static const lci_platform_timers_t host_timers = {
+    .due = lci_host_clock_interrupt_at,
+    .fire = lci_host_clock_interrupt,
+};
 
 void lci_host_account(void)
 {
-    if (lci_world.live != NULL) {
-        lci_live_host_enter(); /* the NIC thread stays out meanwhile */
-        /* Soft timers and command times follow the real clock (as of the
-         * last progress: reading the clock costs more than a poll). */
-        uint64_t recent = lci_live_recent();
-        if (lci_host->hs->clock < recent) {
-            lci_host->hs->clock = recent;
-        }
-    }
+    lci_platform->enter(lci_host->rank);
     host_faults();
     if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED || lci_host->in_lci) {
         host_entered(); /* inner entries: the library's own work */
@@ -123,7 +86,8 @@ void lci_host_account(void)
     uint64_t delta = lci_compute_clock_stop();
     uint64_t charged = (uint64_t)((double)delta * lci_host->prof->host_speed);
     if (charged > 0) {
-        host_compute(charged);
+        lci_platform->charge(lci_host->rank, charged, &host_timers);
+        lci_host->computed_since_poll = 1;
     }
     host_entered();
 }
@@ -140,7 +104,7 @@ void lci_host_charge(const char *what, double ns)
 int lci_host_enter(void)
 {
     lci_host_account();
-    lci_sched_sync(lci_host->rank);
+    lci_platform->sync(lci_host->rank);
     lci_host_timers_run(); /* soft timers: polled on every LCI call */
     lci_ni_t *ni = lci_host->ni;
     if (ni->ni_intr_pending && ni->ni_intr_time <= lci_host->hs->clock &&
@@ -180,10 +144,10 @@ void lci_host_upcall_end(void)
 void lci_host_leave(void)
 {
     lci_host->left_at = lci_host->hs->clock; /* the host stops polling here */
-    if (lci_world.live != NULL && !lci_host->in_upcall && !lci_host->delivering) {
+    if (!lci_host->in_upcall && !lci_host->delivering) {
         /* Only the outermost call lets the NIC thread in: a send from an
          * upcall returns into a delivery still under way. */
-        lci_live_host_leave();
+        lci_platform->leave(lci_host->rank);
     }
     lci_host->in_lci = 0;
     if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
@@ -193,12 +157,10 @@ void lci_host_leave(void)
 
 void lci_host_post_ni(uint16_t type, uint32_t a)
 {
-    if (lci_world.live != NULL) {
-        lci_live_host_event(type, a);
-        return;
-    }
-    lci_sim_post(lci_host->hs->clock + (uint64_t)lci_host->prof->host_doorbell_ns,
-                 type, lci_host->rank, a, 0);
+    lci_platform->doorbell(lci_host->ni,
+                           lci_host->hs->clock +
+                               (uint64_t)lci_host->prof->host_doorbell_ns,
+                           type, a);
 }
 
 /* Removes --lci-NAME=VALUE arguments; under lci-run they are refused since
@@ -270,6 +232,10 @@ static lci_status_t standalone_world(int *argc, char ***argv)
         opt.cfg.wire = LCI_WIRE_UDP;
         opt.cfg.compute = LCI_COMPUTE_ZERO;
     }
+    if (!pmix) {
+        /* Without a launcher, a one-node cluster is always simulated. */
+        snprintf(opt.cfg.platform, sizeof opt.cfg.platform, "sim");
+    }
     if (opt.cfg.nnodes != 1 && !pmix) {
         return lci_error(LCI_ERR_CONFIG,
                          "lci_init: %u nodes requested; start the program "
@@ -283,6 +249,9 @@ static lci_status_t standalone_world(int *argc, char ***argv)
     }
     if (st == LCI_OK) {
         st = lci_decomp_select(opt.cfg.decomp, err, sizeof err);
+    }
+    if (st == LCI_OK) {
+        st = lci_platform_select(opt.cfg.platform, err, sizeof err);
     }
     if (st != LCI_OK) {
         return lci_error(st, "lci_init: %s", err);
@@ -309,11 +278,9 @@ static lci_status_t standalone_world(int *argc, char ***argv)
     lci_host->seg_base = base;
     lci_host->seg_size = size;
     lci_host->rank = rank;
-    if (pmix) {
-        st = lci_live_init(rank, -1, err, sizeof err);
-        if (st != LCI_OK) {
-            return lci_error(st, "lci_init: %s", err);
-        }
+    st = lci_platform->attach(rank, err, sizeof err);
+    if (st != LCI_OK) {
+        return lci_error(st, "lci_init: %s", err);
     }
     return LCI_OK;
 }
@@ -328,8 +295,12 @@ static lci_status_t attach_world(const char *fd_text, int *argc, char ***argv)
         /* Several nodes in this process: the engine attached the segment
          * and says which node this is. */
         lci_host->rank = (uint32_t)lci_engine->running();
-        return lci_decomp_select(lci_seg()->cfg.decomp, lci_host->last_error,
-                                 sizeof lci_host->last_error) == LCI_OK
+        char *e = lci_host->last_error;
+        size_t elen = sizeof lci_host->last_error;
+        return lci_decomp_select(lci_seg()->cfg.decomp, e, elen) == LCI_OK &&
+                       lci_platform_select(lci_seg()->cfg.platform, e,
+                                           elen) == LCI_OK &&
+                       lci_platform->attach(lci_host->rank, e, elen) == LCI_OK
                    ? LCI_OK
                    : LCI_ERR_CONFIG;
     }
@@ -364,13 +335,12 @@ static lci_status_t attach_world(const char *fd_text, int *argc, char ***argv)
         return lci_error(LCI_ERR_PLATFORM, "lci_init: LCI_RANK %s out of range",
                          rank_text);
     }
-    if (strcmp(lci_seg()->cfg.platform, "live") == 0) {
-        const char *fabric = getenv("LCI_LIVE_FD");
-        st = lci_live_init(lci_host->rank, fabric ? atoi(fabric) : -1, err,
-                           sizeof err);
-        if (st != LCI_OK) {
-            return lci_error(st, "lci_init: %s", err);
-        }
+    st = lci_platform_select(lci_seg()->cfg.platform, err, sizeof err);
+    if (st == LCI_OK) {
+        st = lci_platform->attach(lci_host->rank, err, sizeof err);
+    }
+    if (st != LCI_OK) {
+        return lci_error(st, "lci_init: %s", err);
     }
     return LCI_OK;
 }
@@ -428,7 +398,7 @@ lci_status_t lci_init(int *argc, char ***argv)
         return st;
     }
     lci_host->inited = 1;
-    lci_sched_start(lci_host->rank);
+    lci_platform->start(lci_host->rank);
     lci_host_leave();
     return LCI_OK;
 }
@@ -445,7 +415,7 @@ lci_status_t lci_finalize(void)
     }
     lci_host_enter();
     lci_host_place_drain();
-    lci_sched_exit(lci_host->rank);
+    lci_platform->exit(lci_host->rank);
     host_release();
     if (lci_host->standalone) {
         munmap(lci_host->seg_base, lci_host->seg_size);
@@ -487,10 +457,7 @@ double lci_wtime(void)
         return 0.0;
     }
     lci_host_account();
-    /* Live: the real clock, now (the host's clock follows it lazily). */
-    double t =
-        (double)(lci_world.live != NULL ? lci_live_now() : lci_host->hs->clock) *
-        1e-9;
+    double t = (double)lci_platform->now(lci_host->rank) * 1e-9;
     lci_host_leave();
     return t;
 }
@@ -504,12 +471,9 @@ lci_status_t lci_compute(double seconds)
     }
     lci_host_account();
     lci_host_leave(); /* computing: the host polls nothing meanwhile */
-    if (lci_world.live != NULL) {
-        lci_live_compute(seconds);
-        lci_host->computed_since_poll = 1;
-        return LCI_OK;
-    }
-    host_compute((uint64_t)(seconds * 1e9 + 0.5));
+    lci_platform->compute(lci_host->rank, (uint64_t)(seconds * 1e9 + 0.5),
+                          &host_timers);
+    lci_host->computed_since_poll = 1;
     return LCI_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "lci_options.h"
+#include "lci_platform.h"
 
 typedef lci_status_t (*option_set_func_t)(lci_options_t *opt, const char *v,
                                           char *err, size_t errlen);
@@ -220,10 +221,10 @@ static lci_status_t set_decomp(lci_options_t *opt, const char *v, char *err,
 static lci_status_t set_platform(lci_options_t *opt, const char *v, char *err,
                                  size_t errlen)
 {
-    if (v == NULL || (strcmp(v, "sim") != 0 && strcmp(v, "live") != 0)) {
-        snprintf(err, errlen,
-                 "expected platform 'sim' (simulation) or 'live' (real "
-                 "time), got '%s'",
+    if (lci_platform_find(v) == NULL) {
+        char names[256];
+        lci_platform_names(names, sizeof names);
+        snprintf(err, errlen, "expected platform %s, got '%s'", names,
                  v ? v : "");
         return LCI_ERR_CONFIG;
     }

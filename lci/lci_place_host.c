@@ -235,7 +235,7 @@ void lci_host_place_drain(void)
             !lci_host_forward_pending()) {
             if (deadline == 0) {
                 deadline = lci_host->hs->clock + 2 * lci_seg()->cfg.rto_ns;
-                lci_sim_post(deadline, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
+                lci_platform->post(deadline, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
             }
             if (lci_host->hs->clock >= deadline) {
                 return;

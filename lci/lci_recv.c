@@ -269,7 +269,7 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
         /* Nothing can arrive before the next packet already in the ring,
          * so the host spins until it or a timer, whichever is first. */
         lci_host->hs->clock = next < tn ? next : tn;
-        lci_sched_sync(lci_host->rank);
+        lci_platform->sync(lci_host->rank);
     } else {
         uint64_t d = (uint64_t)lci_host->prof->host_doorbell_ns;
         uint64_t at = tn > now + d ? tn : now + d;
@@ -281,9 +281,9 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
         if (tn != LCI_TIME_INF &&
             !(lci_host->wake_posted > now && lci_host->wake_posted <= at)) {
             lci_host->wake_posted = at;
-            lci_sim_post(at, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
+            lci_platform->post(at, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
         }
-        woken_idle = lci_sched_wait(lci_host->rank, how);
+        woken_idle = lci_platform->wait(lci_host->rank, how);
     }
     lci_host_timers_run();
     return woken_idle;

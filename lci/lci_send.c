@@ -212,15 +212,9 @@ void lci_host_post(lci_cmd_t *cmd)
     /* Written by PIO into the NI's command ring. */
     *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
     ni->h_cmd_prod++;
-    /* The doorbell reaches the NI after the PCI latency.  It changes
-     * nothing if the NI's processor is due to run by the time it could
-     * start on the command anyway (it is busy until then, or has work
-     * scheduled earlier): that run finds the command.  Then no event.  In
-     * real time the NI takes every command at once. */
-    uint64_t could_start = arrives > ni->cpu_free ? arrives : ni->cpu_free;
-    if (lci_world.live != NULL || ni->fw_sched_time > could_start) {
-        lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
-    }
+    /* The doorbell reaches the NI after the PCI latency (at arrives);
+     * the platform decides whether it needs an event. */
+    lci_host_post_ni(LCI_EV_DOORBELL, ni->h_cmd_prod);
 }
 
 /* Common checks of the send calls; on error the packet is returned to the

@@ -1,9 +1,9 @@
 /* lci_host_dma.c - the DMA engine between NI SRAM and host memory. */
 #include <string.h>
 
-#include "lci_fw.h"
 #include "lci_hw.h"
-#include "lci_sched.h"
+#include "lci_hw_sink.h"
+#include "lci_platform.h"
 
 void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot)
 {
@@ -31,6 +31,6 @@ void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot)
     d->ni_time = end;
     /* The full flag last: the host reads the slot only once it is set. */
     __atomic_store_n(&d->ni_full, 1, __ATOMIC_RELEASE);
-    lci_sched_wake_arrival(ni->node, end);
-    lci_fw_host_dma_started(ni, now, buf, end);
+    lci_platform->wake_arrival(ni->node, end);
+    lci_hw_sink->host_dma_started(ni, now, buf, end);
 }

@@ -23,6 +23,12 @@
 void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf);
 
+/* The sim platform's wire (its transmit operation, lci_platform.h): the
+ * simulated send DMA, links and switch, with back-pressure and fault
+ * injection; lci_hw_transmit goes here through the platform table. */
+void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                          const void *payload, uint32_t buf);
+
 /* The link hardware's part of a transmission, common to every platform:
  * stamps the link sequence, writes header and payload to pkt and sets the
  * CRC (crc_on; a link that cannot damage a packet leaves it 0, and its
@@ -53,14 +59,14 @@ unsigned lci_hw_fault(const lci_wire_hdr_t *hdr, uint32_t src,
 /* The receiving hardware, common to every platform: checks CRC and link
  * sequence of the bytes that arrived and stores them in a free receive
  * buffer (*buf_p, LCI_NONE if none).  Returns the lci_hw_status_t for
- * lci_fw_arrived. */
+ * the sink's arrived (lci_hw_sink.h). */
 uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
                          uint32_t bytes, int crc_on, lci_wire_hdr_t *hdr_p,
                          uint32_t *buf_p);
 
 /* Copies buffer buf into the host receive ring slot `slot` by DMA, starting
  * no earlier than now; the firmware hears of the completion through
- * lci_fw_host_dma_started's queue. */
+ * the sink's host_dma_started (lci_hw_sink.h). */
 void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot);
 
 /* Whether node's NI and host are dead (fault injection) at time t. */

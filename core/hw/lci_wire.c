@@ -18,8 +18,9 @@
 
 #include "lci_crc.h"
 #include "lci_decomp.h"
-#include "lci_fw.h"
 #include "lci_hw.h"
+#include "lci_hw_sink.h"
+#include "lci_platform.h"
 #include "lci_sched.h"
 
 typedef struct {
@@ -167,9 +168,9 @@ static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
 static void tx_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
 {
     if (buf != LCI_NONE && buf < ni->nsend) {
-        lci_fw_send_buf_release(ni, buf, when);
+        lci_hw_sink->send_buf_release(ni, buf, when);
     } else if (buf != LCI_NONE) {
-        lci_sim_post(when, LCI_EV_TX_DONE, ni->node, buf, 0);
+        lci_platform->post(when, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
 }
 
@@ -287,10 +288,12 @@ static void wire_report_full(lci_ni_t *ni)
 void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf)
 {
-    if (lci_world.live != NULL) {
-        lci_world.live_transmit(ni, now, hdr, payload, buf);
-        return;
-    }
+    lci_platform->transmit(ni, now, hdr, payload, buf);
+}
+
+void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                          const void *payload, uint32_t buf)
+{
     lci_seg_t *s = lci_seg();
     const lci_profile_t *p = &s->prof;
     lci_ni_t *dst = lci_world_ni(hdr->dst);
@@ -344,7 +347,7 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     if (entries != NULL) {
         tx_note_waiting(now, idx, hdr->dst, entries, nentries);
     }
-    lci_sim_post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
+    lci_platform->post(rx_end, LCI_EV_WIRE_ARRIVE, hdr->dst, idx, 0);
     if ((fate & LCI_HW_FAULT_TWICE) && s->wire_free_count > 0) {
         /* The same bytes once more, right behind the first copy. */
         count_fault();
@@ -352,7 +355,7 @@ void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
         memcpy(wire_slot(twin), ws, sizeof *ws + bytes);
         wire_slot(twin)->start = 0; /* the copy is never merged into */
         dst->rx_free = rx_end + dur;
-        lci_sim_post(rx_end + dur, LCI_EV_WIRE_ARRIVE, hdr->dst, twin, 0);
+        lci_platform->post(rx_end + dur, LCI_EV_WIRE_ARRIVE, hdr->dst, twin, 0);
     }
 }
 
@@ -437,11 +440,11 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     uint32_t link_src = ws->src;
     wire_slot_free(ev->a);
     ni->counters.pkts_recv++;
-    lci_fw_arrived(ni, ev->time, &hdr, buf, status, link_src);
+    lci_hw_sink->arrived(ni, ev->time, &hdr, buf, status, link_src);
 }
 
 void lci_hw_on_tx_done(const lci_event_t *ev)
 {
     lci_ni_t *ni = lci_world_ni(ev->node);
-    lci_fw_tx_done(ni, ev->time, ev->a);
+    lci_hw_sink->tx_done(ni, ev->time, ev->a);
 }

@@ -10,15 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lci_fw.h"
+#include "lci_event_heap.h"
 #include "lci_hw.h"
+#include "lci_hw_sink.h"
 #include "lci_live.h"
 #include "lci_live_nic.h"
 #include "lci_live_wire.h"
 #include "lci_sched.h"
-
-/* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
-void lci_fw_fault_check(uint32_t node);
 
 static lci_live_t live;
 static uint64_t epoch; /* time 0 of the run, as on the sim platform */
@@ -55,11 +53,6 @@ void lci_live_profile(lci_profile_t *prof)
 
 /* ---- this node's event queue ------------------------------------------ */
 
-static int ev_before(const lci_event_t *a, const lci_event_t *b)
-{
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
 void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                    uint64_t b)
 {
@@ -82,36 +75,7 @@ void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
     }
     lci_event_t ev = {.time = time, .seq = L->seq++, .type = type,
                       .node = (uint16_t)node, .a = a, .b = b};
-    uint64_t i = L->nheap++;
-    while (i > 0 && ev_before(&ev, &L->heap[(i - 1) / 2])) {
-        L->heap[i] = L->heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    L->heap[i] = ev;
-}
-
-static lci_event_t heap_pop(lci_live_t *L)
-{
-    lci_event_t top = L->heap[0], last = L->heap[--L->nheap];
-    uint64_t n = L->nheap, i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && ev_before(&L->heap[c + 1], &L->heap[c])) {
-            c++;
-        }
-        if (!ev_before(&L->heap[c], &last)) {
-            break;
-        }
-        L->heap[i] = L->heap[c];
-        i = c;
-    }
-    if (n > 0) {
-        L->heap[i] = last;
-    }
-    return top;
+    lci_event_heap_push(L->heap, &L->nheap, &ev);
 }
 
 uint64_t lci_live_recent(void)
@@ -121,7 +85,7 @@ uint64_t lci_live_recent(void)
 
 uint64_t lci_live_next_event(void)
 {
-    return live.nheap ? live.heap[0].time : LCI_TIME_INF;
+    return lci_event_heap_next_time(live.heap, live.nheap);
 }
 
 int lci_live_can_run_now(uint64_t t)
@@ -191,14 +155,14 @@ static void wire_put(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
 static void transmitted(lci_ni_t *ni, uint64_t now, uint32_t buf)
 {
     if (buf != LCI_NONE && buf < ni->nsend) {
-        lci_fw_send_buf_release(ni, buf, now);
+        lci_hw_sink->send_buf_release(ni, buf, now);
     } else if (buf != LCI_NONE) {
         lci_live_post(now, LCI_EV_TX_DONE, ni->node, buf, 0);
     }
 }
 
-static void live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
-                          const void *payload, uint32_t buf)
+void lci_live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                       const void *payload, uint32_t buf)
 {
     lci_live_t *L = &live;
     uint32_t dst = hdr->dst;
@@ -266,11 +230,11 @@ static void live_receive(lci_live_t *L, const unsigned char *pkt,
         lci_hw_rx_frame(ni, L->now, pkt, bytes, L->crc_on, &hdr, &buf);
     ni->counters.pkts_recv++;
     L->last_rx = L->now;
-    lci_fw_arrived(ni, L->now, &hdr, buf, status, src);
+    lci_hw_sink->arrived(ni, L->now, &hdr, buf, status, src);
     /* As after every event on the sim platform: a failure the firmware
      * recorded (RX_no seeing a lost packet) stops the run before the host
      * can see anything after it. */
-    lci_fw_fault_check(L->rank);
+    lci_hw_sink->fault_check(L->rank);
 }
 
 /* ---- progress --------------------------------------------------------- */
@@ -294,9 +258,9 @@ int lci_live_progress(void)
     int did = (int)backlog_flush(L);
     did += (int)L->wire->poll(L, live_receive);
     while (L->nheap > 0 && L->heap[0].time <= L->now) {
-        lci_event_t ev = heap_pop(L);
+        lci_event_t ev = lci_event_heap_pop(L->heap, &L->nheap);
         lci_event_table[ev.type](&ev);
-        lci_fw_fault_check(ev.node);
+        lci_hw_sink->fault_check(ev.node);
         did++;
     }
     L->in_progress = 0;
@@ -316,7 +280,7 @@ void lci_live_host_event(uint16_t type, uint32_t a)
     L->in_progress = 1;
     lci_event_table[type](&ev);
     L->in_progress = 0;
-    lci_fw_fault_check(L->rank);
+    lci_hw_sink->fault_check(L->rank);
     if (lci_live_next_event() <= L->now) {
         lci_live_progress(); /* the firmware was due anyway: it runs now */
     }
@@ -367,8 +331,6 @@ lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
     if (st != LCI_OK) {
         return st;
     }
-    lci_world.live = L;
-    lci_world.live_transmit = live_transmit;
     clock_read(L);
     return lci_live_nic_init(L, err, errlen);
 }

@@ -11,8 +11,8 @@
  *     the host's LCI calls or on a NIC thread (--nic inline|thread);
  *   - the wire is a transport between processes (lci_live_wire.h): lock-free
  *     shared-memory rings on one machine, or UDP datagrams.
- * Each node process runs only its own NI.  The sim scheduler's entry points
- * (lci_sched.h) forward here when lci_world.live is set.
+ * Each node process runs only its own NI.  The platform table
+ * lci_platform_live (lci_platform_live.c, see lci_platform.h) leads here.
  */
 #ifndef LCI_LIVE_H
 #define LCI_LIVE_H
@@ -46,7 +46,7 @@ lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
 /* Zeroes the profile's costs for real time (keeps the watchdog delay). */
 void lci_live_profile(lci_profile_t *prof);
 
-/* What the sim scheduler's entry points become (see lci_sched.h). */
+/* The live platform's operations (see lci_platform.h). */
 void lci_live_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                    uint64_t b);
 int lci_live_can_run_now(uint64_t t);
@@ -57,6 +57,8 @@ void lci_live_wake_arrival(uint32_t node, uint64_t time);
 void lci_live_exit(uint32_t self);
 void lci_live_start(uint32_t self);
 void lci_live_on_fail(int node, const char *msg);
+void lci_live_transmit(struct lci_ni *ni, uint64_t now, lci_wire_hdr_t *hdr,
+                       const void *payload, uint32_t buf);
 
 /* The host posted work for its NI: run it now (inline) or wake the NIC
  * thread. */
@@ -72,7 +74,7 @@ void lci_live_host_enter(void);
 void lci_live_host_leave(void);
 
 /* Application compute of the given length, in real time. */
-void lci_live_compute(double seconds);
+void lci_live_compute_ns(uint64_t ns);
 
 /* ---- placed by lci-run: lci_live_netns.c ---- */
 

@@ -178,7 +178,7 @@ lci_status_t lci_live_nic_init(lci_live_t *L, char *err, size_t errlen)
 
 void lci_live_host_enter(void)
 {
-    if (lci_world.live != NULL && lci_world.live->nic_thread && !host_holds) {
+    if (lci_live_state()->nic_thread && !host_holds) {
         lock_node();
         host_holds = 1;
     }
@@ -194,7 +194,7 @@ void lci_live_host_leave(void)
 
 void lci_live_kick(void)
 {
-    lci_live_t *L = lci_world.live;
+    lci_live_t *L = lci_live_state();
     if (L->nic_thread) {
         L->wire->kick(L);
     } else {
@@ -204,7 +204,7 @@ void lci_live_kick(void)
 
 void lci_live_sync(uint32_t self)
 {
-    lci_live_t *L = lci_world.live;
+    lci_live_t *L = lci_live_state();
     lci_live_host_enter();
     uint64_t now;
     if (!L->nic_thread) {
@@ -228,7 +228,7 @@ static uint32_t host_status(lci_host_shared_t *h)
 /* Whether this node's host has network interrupts on. */
 static int intr_enabled(void)
 {
-    lci_ni_t *ni = lci_world_ni(lci_world.live->rank);
+    lci_ni_t *ni = lci_world_ni(lci_live_state()->rank);
     return (int)__atomic_load_n(&ni->h_intr_enabled, __ATOMIC_RELAXED);
 }
 
@@ -258,7 +258,7 @@ static void wait_for_nic(lci_live_t *L, lci_host_shared_t *me)
 
 int lci_live_wait(uint32_t self, lci_host_status_t how)
 {
-    lci_live_t *L = lci_world.live;
+    lci_live_t *L = lci_live_state();
     lci_host_shared_t *me = lci_world_host(self);
     lci_live_host_enter();
     if (how == LCI_HOST_IDLE) {
@@ -312,7 +312,7 @@ void lci_live_wake(uint32_t node, uint64_t time)
     uint32_t st = host_status(h);
     if (st == LCI_HOST_WAITING || st == LCI_HOST_IDLE) {
         __atomic_store_n(&h->status, LCI_HOST_READY, __ATOMIC_RELEASE);
-        if (lci_world.live->nic_thread) {
+        if (lci_live_state()->nic_thread) {
             atomic_fetch_add(&host_word, 1);
             if (atomic_load(&host_sleeping)) {
                 futex_wake_private(&host_word);
@@ -330,7 +330,7 @@ void lci_live_wake_arrival(uint32_t node, uint64_t time)
 
 void lci_live_start(uint32_t self)
 {
-    lci_live_t *L = lci_world.live;
+    lci_live_t *L = lci_live_state();
     lci_seg_t *s = lci_seg();
     atomic_store(&lci_world_host(self)->started, 1);
     if (L->fabric != NULL) {
@@ -363,7 +363,7 @@ void lci_live_start(uint32_t self)
  * peers' reliability may still need this node's acknowledgements. */
 void lci_live_exit(uint32_t self)
 {
-    lci_live_t *L = lci_world.live;
+    lci_live_t *L = lci_live_state();
     lci_seg_t *s = lci_seg();
     int lossy = L->faults || s->cfg.wire == LCI_WIRE_UDP;
     uint64_t quiet = lossy ? 3 * s->cfg.rto_ns : 0;
@@ -396,14 +396,14 @@ void lci_live_exit(uint32_t self)
     lci_live_pmix_fini();
 }
 
-void lci_live_compute(double seconds)
+void lci_live_compute_ns(uint64_t ns)
 {
     /* The host computes and does not poll.  Its NI goes on working (the
      * NIC thread does; inline, the firmware runs in the cycles this
      * stand-in for computation spends anyway), so the node's protocols
      * keep answering, as a real NI's would. */
-    uint64_t end = lci_live_now() + (uint64_t)(seconds * 1e9 + 0.5);
-    int inline_nic = !lci_world.live->nic_thread;
+    uint64_t end = lci_live_now() + ns;
+    int inline_nic = !lci_live_state()->nic_thread;
     lci_live_host_leave();
     while (lci_live_now() < end) {
         if (inline_nic) {

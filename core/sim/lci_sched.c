@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "lci_engine.h"
-#include "lci_live.h"
+#include "lci_event_heap.h"
+#include "lci_hw_sink.h"
+#include "lci_platform.h"
 #include "lci_ready.h"
 #include "lci_sched.h"
 
@@ -30,20 +32,10 @@ static void hand_turn(uint32_t self, uint32_t to)
 
 /* ---- event heap, ordered by (time, seq) ------------------------------ */
 
-static int ev_before(const lci_event_t *a, const lci_event_t *b)
-{
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
-}
-
 void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                   uint64_t b)
 {
-    if (lci_world.live != NULL) {
-        lci_live_post(time, type, node, a, b);
-        return;
-    }
     lci_seg_t *s = lci_seg();
-    lci_event_t *heap = lci_world_heap();
     if (s->heap_count == s->heap_cap) {
         lci_sched_fail((int)node, LCI_ERR_CONFIG,
                        "the event queue is full (%llu events); run lci-run "
@@ -52,16 +44,7 @@ void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
     }
     lci_event_t ev = {.time = time, .seq = s->next_seq++, .type = type,
                       .node = (uint16_t)node, .a = a, .b = b};
-    uint64_t i = s->heap_count++;
-    while (i > 0) {
-        uint64_t parent = (i - 1) / 2;
-        if (!ev_before(&ev, &heap[parent])) {
-            break;
-        }
-        heap[i] = heap[parent];
-        i = parent;
-    }
-    heap[i] = ev;
+    lci_event_heap_push(lci_world_heap(), &s->heap_count, &ev);
     if (s->heap_count > s->heap_peak) {
         s->heap_peak = s->heap_count;
     }
@@ -69,35 +52,12 @@ void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
 
 static lci_event_t heap_pop(void)
 {
-    lci_seg_t *s = lci_seg();
-    lci_event_t *heap = lci_world_heap();
-    lci_event_t top = heap[0];
-    lci_event_t last = heap[--s->heap_count];
-    uint64_t n = s->heap_count, i = 0;
-    for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) {
-            break;
-        }
-        if (c + 1 < n && ev_before(&heap[c + 1], &heap[c])) {
-            c++;
-        }
-        if (!ev_before(&heap[c], &last)) {
-            break;
-        }
-        heap[i] = heap[c];
-        i = c;
-    }
-    if (n > 0) {
-        heap[i] = last;
-    }
-    return top;
+    return lci_event_heap_pop(lci_world_heap(), &lci_seg()->heap_count);
 }
 
 static uint64_t next_event_time(void)
 {
-    lci_seg_t *s = lci_seg();
-    return s->heap_count ? lci_world_heap()[0].time : LCI_TIME_INF;
+    return lci_event_heap_next_time(lci_world_heap(), lci_seg()->heap_count);
 }
 
 /* FNV-1a over 64-bit words (one multiply a word, not eight): the trace
@@ -109,14 +69,8 @@ static void fnv_mix(uint64_t *h, uint64_t v)
     *h ^= *h >> 29;
 }
 
-/* Defined in fw-host-split: turns an NI's recorded fault into a run stop. */
-void lci_fw_fault_check(uint32_t node);
-
 void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 {
-    if (lci_world.live != NULL) {
-        return; /* real concurrency has no reproducible trace */
-    }
     lci_seg_t *s = lci_seg();
     fnv_mix(&s->trace_hash, t);
     fnv_mix(&s->trace_hash, ((uint64_t)type << 32) | node);
@@ -124,9 +78,6 @@ void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 
 int lci_sim_can_run_now(uint64_t t)
 {
-    if (lci_world.live != NULL) {
-        return lci_live_can_run_now(t);
-    }
     return t < lci_seg()->horizon && t < next_event_time();
 }
 
@@ -147,7 +98,7 @@ static void run_one_event(uint64_t horizon)
                        ev.type);
     }
     lci_event_table[ev.type](&ev);
-    lci_fw_fault_check(ev.node);
+    lci_hw_sink->fault_check(ev.node);
 }
 
 /* ---- choosing who runs ----------------------------------------------- */
@@ -234,10 +185,6 @@ static void cluster_idle(uint32_t self)
 
 void lci_sched_sync(uint32_t self)
 {
-    if (lci_world.live != NULL) {
-        lci_live_sync(self);
-        return;
-    }
     lci_seg_t *s = lci_seg();
     lci_host_shared_t *me = lci_world_host(self);
     for (;;) {
@@ -260,9 +207,6 @@ void lci_sched_sync(uint32_t self)
 
 int lci_sched_wait(uint32_t self, lci_host_status_t how)
 {
-    if (lci_world.live != NULL) {
-        return lci_live_wait(self, how);
-    }
     lci_seg_t *s = lci_seg();
     lci_host_shared_t *me = lci_world_host(self);
     me->status = how;
@@ -289,10 +233,6 @@ int lci_sched_wait(uint32_t self, lci_host_status_t how)
 
 void lci_sched_wake(uint32_t node, uint64_t time)
 {
-    if (lci_world.live != NULL) {
-        lci_live_wake(node, time);
-        return;
-    }
     lci_host_shared_t *h = lci_world_host(node);
     if (h->status == LCI_HOST_WAITING || h->status == LCI_HOST_IDLE) {
         h->status = LCI_HOST_READY;
@@ -311,26 +251,13 @@ void lci_sched_wake(uint32_t node, uint64_t time)
     }
 }
 
-void lci_sched_wake_arrival(uint32_t node, uint64_t time)
-{
-    if (lci_world.live != NULL) {
-        lci_live_wake_arrival(node, time);
-        return;
-    }
-    lci_sched_wake(node, time);
-}
-
 void lci_sched_on_host_wake(const lci_event_t *ev)
 {
-    lci_sched_wake(ev->node, ev->time);
+    lci_platform->wake(ev->node, ev->time);
 }
 
 void lci_sched_exit(uint32_t self)
 {
-    if (lci_world.live != NULL) {
-        lci_live_exit(self);
-        return;
-    }
     lci_world_host(self)->status = LCI_HOST_EXITED;
     lci_ready_remove(self);
     lci_engine->finished(self);
@@ -362,10 +289,6 @@ int lci_sched_pass_on(uint32_t self)
 
 void lci_sched_start(uint32_t self)
 {
-    if (lci_world.live != NULL) {
-        lci_live_start(self);
-        return;
-    }
     lci_seg_t *s = lci_seg();
     /* Sequentially consistent with lci-run's marking of nodes that exit
      * without lci_init: one of the two sides sees the other. */
@@ -406,9 +329,7 @@ void lci_sched_fail(int node, lci_status_t status, const char *fmt, ...)
         s->abort_status = status;
         atomic_store_explicit(&s->abort, LCI_ABORT_PUBLISHED,
                               memory_order_release);
-        if (lci_world.live != NULL) {
-            lci_live_on_fail(node, s->abort_msg);
-        }
+        lci_platform->failed(node, s->abort_msg);
         fflush(NULL); /* what the node printed so far is not lost */
         lci_engine->wake_all();
     }

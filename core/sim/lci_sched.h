@@ -14,6 +14,11 @@
  * latency d after the host's clock, so events earlier than
  * (smallest runnable host clock + d) are final.  The scheduler uses
  * min(lookahead, d), which keeps the simulation exact.
+ *
+ * The entry points below are the sim platform's operations: everyone
+ * outside core/sim calls them through lci_platform (lci_platform.h), which
+ * on the live platform leads to core/live instead.  lci_sched_fail and
+ * lci_sched_check_abort serve every platform.
  */
 #ifndef LCI_SCHED_H
 #define LCI_SCHED_H
@@ -67,11 +72,10 @@ void lci_sched_on_host_wake(const lci_event_t *ev);
 /* From event handlers: the host of node may have something to see at time. */
 void lci_sched_wake(uint32_t node, uint64_t time);
 
-/* The same for a packet the NI put in the host's receive ring: it wakes a
- * host that waits by polling.  On the live platform a host that sleeps
- * with interrupts on is not polling, and only the NI's interrupt (after
- * the polling watchdog) wakes it. */
-void lci_sched_wake_arrival(uint32_t node, uint64_t time);
+/* A packet the NI put in the host's receive ring wakes the host as
+ * lci_sched_wake does: a simulated host that waits polls.  (On the live
+ * platform a host that sleeps with interrupts on is not polling, and only
+ * the NI's interrupt, after the polling watchdog, wakes it.) */
 
 /* The calling host has finished: the engine passes the turn on, never to
  * take it again (lci_sched_pass_on), now or when the node's program ends. */

@@ -128,18 +128,12 @@ typedef struct {
 } lci_seg_t;
 
 struct lci_ni;
-struct lci_live;
 
-/* This process's view of the segment.  live is NULL on the sim platform;
- * on the live platform (core/live) it is that platform's state, and the
- * wire hands packets to live_transmit instead of simulating links. */
+/* This process's view of the segment.  Which platform runs over it is
+ * chosen apart (lci_platform.h). */
 typedef struct {
     lci_seg_t *seg;
     char *base;
-    struct lci_live *live;
-    void (*live_transmit)(struct lci_ni *ni, uint64_t now,
-                          lci_wire_hdr_t *hdr, const void *payload,
-                          uint32_t buf);
 } lci_world_t;
 
 extern lci_world_t lci_world;

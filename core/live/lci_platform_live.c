@@ -1,0 +1,132 @@
+/*
+ * lci_platform_live.c - the live platform's table: real time, real
+ * concurrency (lci_live.h).  Each node process runs its own NI, inline in
+ * the host's calls or on a NIC thread, over a real wire.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lci_live.h"
+#include "lci_platform.h"
+#include "lci_timeline.h"
+
+/* lci-run passes the fabric it created; a node started by mpirun or srun
+ * has none. */
+static lci_status_t live_attach(uint32_t self, char *err, size_t errlen)
+{
+    const char *fabric = getenv("LCI_LIVE_FD");
+    return lci_live_init(self, fabric ? atoi(fabric) : -1, err, errlen);
+}
+
+/* Real concurrency has no reproducible trace. */
+static void live_trace(uint64_t t, uint16_t type, uint32_t node)
+{
+    (void)t;
+    (void)type;
+    (void)node;
+}
+
+/* In real time the NI takes every doorbell at once: inline, the
+ * firmware's handler runs now; a NIC thread is woken. */
+static void live_doorbell(lci_ni_t *ni, uint64_t at, uint16_t type,
+                          uint32_t a)
+{
+    (void)ni;
+    (void)at;
+    lci_live_host_event(type, a);
+}
+
+/* The NIC thread stays out while the host is inside; soft timers and
+ * command times follow the real clock (as of the last progress: reading
+ * the clock costs more than a poll). */
+static void live_enter(uint32_t self)
+{
+    lci_live_host_enter();
+    lci_host_shared_t *hs = lci_world_host(self);
+    uint64_t recent = lci_live_recent();
+    if (hs->clock < recent) {
+        hs->clock = recent;
+    }
+}
+
+static void live_leave(uint32_t self)
+{
+    (void)self;
+    lci_live_host_leave();
+}
+
+/* The real clock, now (the host's clock follows it lazily). */
+static uint64_t live_now(uint32_t self)
+{
+    (void)self;
+    return lci_live_now();
+}
+
+/* The computation was real and took its time already: the host's clock
+ * only moves past it; the NI ran its timers meanwhile. */
+static void live_charge(uint32_t self, uint64_t ns,
+                        const lci_platform_timers_t *timers)
+{
+    (void)timers;
+    lci_host_shared_t *hs = lci_world_host(self);
+    lci_timeline_span(self, LCI_TRACK_HOST, "compute", hs->clock,
+                      hs->clock + ns);
+    hs->clock += ns;
+}
+
+/* Real time passes; the NI goes on working (lci_live_compute_ns). */
+static void live_compute(uint32_t self, uint64_t ns,
+                         const lci_platform_timers_t *timers)
+{
+    (void)self;
+    (void)timers;
+    lci_live_compute_ns(ns);
+}
+
+static void live_stall(uint32_t self, uint64_t ns)
+{
+    (void)self;
+    lci_live_compute_ns(ns);
+}
+
+/* A real process dies the hard way: no exit path runs. */
+static void live_die(uint32_t self, void (*release)(void))
+    __attribute__((noreturn));
+static void live_die(uint32_t self, void (*release)(void))
+{
+    (void)self;
+    (void)release;
+    fflush(NULL);
+    kill(getpid(), SIGKILL);
+    for (;;) {
+        pause(); /* SIGKILL is on its way */
+    }
+}
+
+const lci_platform_ops_t lci_platform_live = {
+    .name = "live",
+    .description = "real time, real concurrency",
+    .abi_version = LCI_PLATFORM_ABI_VERSION,
+    .post = lci_live_post,
+    .can_run_now = lci_live_can_run_now,
+    .trace = live_trace,
+    .wake = lci_live_wake,
+    .wake_arrival = lci_live_wake_arrival,
+    .transmit = lci_live_transmit,
+    .attach = live_attach,
+    .start = lci_live_start,
+    .sync = lci_live_sync,
+    .wait = lci_live_wait,
+    .exit = lci_live_exit,
+    .doorbell = live_doorbell,
+    .enter = live_enter,
+    .leave = live_leave,
+    .now = live_now,
+    .charge = live_charge,
+    .compute = live_compute,
+    .stall = live_stall,
+    .die = live_die,
+    .failed = lci_live_on_fail,
+};
