@@ -1,6 +1,13 @@
 /* lci_event_heap.c - the event queue of every platform (see
- * lci_event_heap.h). */
+ * lci_event_heap.h).
+ *
+ * Four children a node, not two: half the levels for a pop, whose cost is
+ * mostly waiting for memory, and a node's children share two cache lines.
+ * (time, seq) orders events totally, so any correct heap pops the same
+ * sequence and traces do not depend on the arity. */
 #include "lci_event_heap.h"
+
+#define LCI_EVENT_HEAP_ARITY 4
 
 static int ev_before(const lci_event_t *a, const lci_event_t *b)
 {
@@ -12,7 +19,7 @@ void lci_event_heap_push(lci_event_t *heap, uint64_t *count_p,
 {
     uint64_t i = (*count_p)++;
     while (i > 0) {
-        uint64_t parent = (i - 1) / 2;
+        uint64_t parent = (i - 1) / LCI_EVENT_HEAP_ARITY;
         if (!ev_before(ev, &heap[parent])) {
             break;
         }
@@ -28,12 +35,18 @@ lci_event_t lci_event_heap_pop(lci_event_t *heap, uint64_t *count_p)
     lci_event_t last = heap[--*count_p];
     uint64_t n = *count_p, i = 0;
     for (;;) {
-        uint64_t c = 2 * i + 1;
-        if (c >= n) {
+        uint64_t first = LCI_EVENT_HEAP_ARITY * i + 1;
+        if (first >= n) {
             break;
         }
-        if (c + 1 < n && ev_before(&heap[c + 1], &heap[c])) {
-            c++;
+        uint64_t end = first + LCI_EVENT_HEAP_ARITY < n
+                           ? first + LCI_EVENT_HEAP_ARITY
+                           : n;
+        uint64_t c = first;
+        for (uint64_t k = first + 1; k < end; k++) {
+            if (ev_before(&heap[k], &heap[c])) {
+                c = k;
+            }
         }
         if (!ev_before(&heap[c], &last)) {
             break;

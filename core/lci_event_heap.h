@@ -1,5 +1,5 @@
 /*
- * lci_event_heap.h - the event queue of every platform: a binary min-heap
+ * lci_event_heap.h - the event queue of every platform: a 4-ary min-heap
  * of events ordered by (time, seq) over an array the caller owns.
  *
  * The sim platform's heap lives in the shared segment (any node process
