@@ -1,4 +1,5 @@
 /* lci_options.c - the run options, one table for every way of setting them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +16,20 @@ typedef struct {
     option_set_func_t set;
 } option_t;
 
+/* A number from min to max, decimal or 0x hex, with an optional K or M
+ * (binary) suffix.  Beyond the range is an error, never saturated; so are
+ * signs and leading blanks, which strtoull would skip or negate. */
 static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;
-    if (v == NULL || *v == '\0' || *v == '-') {
+    if (v == NULL || *v < '0' || *v > '9') {
         return -1;
     }
+    errno = 0;
     unsigned long long u = strtoull(v, &end, 0);
+    if (errno == ERANGE || end == v) {
+        return -1;
+    }
     uint64_t mult = 1;
     if (*end == 'K' || *end == 'k') {
         mult = 1024, end++;
