@@ -63,26 +63,36 @@ U32_OPTION(set_send_n, nsend, 2, 65535, "a number of send buffers")
 U32_OPTION(set_recv_n, nrecv, 2, 65535, "a number of receive buffers")
 U32_OPTION(set_window_n, window, 1, 4096, "a window size in packets")
 
-/* Pools and window given explicitly are kept as they are. */
+/* Pools and window given explicitly are kept as they are; a refused value
+ * changes nothing. */
 static lci_status_t set_send(lci_options_t *opt, const char *v, char *err,
                              size_t errlen)
 {
-    opt->cfg.pools_set = 1;
-    return set_send_n(opt, v, err, errlen);
+    lci_status_t st = set_send_n(opt, v, err, errlen);
+    if (st == LCI_OK) {
+        opt->cfg.pools_set = 1;
+    }
+    return st;
 }
 
 static lci_status_t set_recv(lci_options_t *opt, const char *v, char *err,
                              size_t errlen)
 {
-    opt->cfg.pools_set = 1;
-    return set_recv_n(opt, v, err, errlen);
+    lci_status_t st = set_recv_n(opt, v, err, errlen);
+    if (st == LCI_OK) {
+        opt->cfg.pools_set = 1;
+    }
+    return st;
 }
 
 static lci_status_t set_window(lci_options_t *opt, const char *v, char *err,
                                size_t errlen)
 {
-    opt->cfg.pools_set = 1;
-    return set_window_n(opt, v, err, errlen);
+    lci_status_t st = set_window_n(opt, v, err, errlen);
+    if (st == LCI_OK) {
+        opt->cfg.pools_set = 1;
+    }
+    return st;
 }
 U32_OPTION(set_ring, nring, 2, 1u << 20, "a number of ring slots")
 U32_OPTION(set_retries, max_retries, 0, 65535, "a number of retransmissions")
