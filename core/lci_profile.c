@@ -20,6 +20,39 @@
 /* Longest line the parser accepts, comment included. */
 #define LCI_PROFILE_LINE_MAX 1024
 
+/* Largest profile file read: a full profile is about 4 KiB, so anything
+ * near this is not a profile (a device such as /dev/zero, a log file). */
+#define LCI_PROFILE_FILE_MAX (1024 * 1024)
+
+/*
+ * Physical ranges.  Every value must make sense for the quantity it
+ * describes and must keep the simulator's arithmetic defined:
+ *
+ * - A time is at most 1e12 ns (1000 s for one operation; real costs are
+ *   nanoseconds to milliseconds).  The virtual clock counts ns in a
+ *   uint64_t (up to 1.8e19), so a run can charge some 1.8e7 operations at
+ *   the maximum before it overflows, and converting a cost to uint64_t
+ *   stays defined (a double beyond 2^64 is undefined behaviour).  Zero is
+ *   allowed: an operation can be free.
+ * - A time per byte is at most 1e7 ns (10 ms a byte), so that one 64 KiB
+ *   packet costs at most 6.6e11 ns, within the bound on one operation.
+ * - A rate is a divisor: strictly positive, at least 1e-3 MB/s (a byte a
+ *   millisecond; a 64 KiB packet then takes 6.6e10 ns), which also keeps
+ *   zero and subnormal numbers out.  At most 1e9 MB/s (1 PB/s, a thousand
+ *   times any link or bus built so far).
+ * - host_speed multiplies measured CPU time: at least 1e-3 (a simulated
+ *   host a thousand times faster than this one), at most 1e6 (one second
+ *   of CPU time becomes 1e15 ns, eleven days).
+ */
+typedef struct {
+    double lo, hi;
+} lci_profile_range_t;
+
+static const lci_profile_range_t lci_profile_range_time = {0.0, 1e12};
+static const lci_profile_range_t lci_profile_range_per_byte = {0.0, 1e7};
+static const lci_profile_range_t lci_profile_range_rate = {1e-3, 1e9};
+static const lci_profile_range_t lci_profile_range_factor = {1e-3, 1e6};
+
 typedef struct {
     const char *name;
     double def;
@@ -100,6 +133,40 @@ void lci_profile_defaults(lci_profile_t *profile)
             lci_profile_fields[i].def;
     }
     snprintf(profile->name, sizeof(profile->name), "%s", "default");
+}
+
+static lci_profile_range_t lci_profile_range(const lci_profile_field_t *f)
+{
+    switch (f->unit) {
+    case LCI_UNIT_TIME:
+        return strstr(f->name, "_per_byte") != NULL
+                   ? lci_profile_range_per_byte
+                   : lci_profile_range_time;
+    case LCI_UNIT_RATE:
+        return lci_profile_range_rate;
+    case LCI_UNIT_FACTOR:
+        break;
+    }
+    return lci_profile_range_factor;
+}
+
+static const char *lci_profile_unit_name(lci_unit_t unit)
+{
+    return unit == LCI_UNIT_TIME ? " ns" : unit == LCI_UNIT_RATE ? " MB/s" : "";
+}
+
+/* Writes "expected a time from 0 to 1e+12 ns" for field f. */
+static void lci_profile_range_text(const lci_profile_field_t *f, char *out,
+                                   size_t outlen)
+{
+    lci_profile_range_t r = lci_profile_range(f);
+    const char *unit = lci_profile_unit_name(f->unit);
+
+    snprintf(out, outlen, "expected %s from %g%s to %g%s",
+             f->unit == LCI_UNIT_TIME   ? "a time"
+             : f->unit == LCI_UNIT_RATE ? "a rate"
+                                        : "a number",
+             r.lo, unit, r.hi, unit);
 }
 
 static const lci_profile_field_t *lci_profile_find(const char *name)
@@ -209,23 +276,28 @@ static bool lci_profile_parse_line(char *line, lci_profile_t *p, bool *seen,
         return false;
     }
     char *end = NULL;
+    char range[128];
 
-    /* Overflow gives HUGE_VAL, caught by isfinite(); underflow to a tiny
-     * or zero cost is harmless. */
+    lci_profile_range_text(f, range, sizeof(range));
+    /* Overflow gives HUGE_VAL, caught by isfinite(); underflow (a number
+     * too small for a normal double) sets ERANGE and is refused below. */
+    errno = 0;
     double v = strtod(value, &end);
+    int range_error = errno == ERANGE;
 
     /* strtod also takes hex floats, "inf" and "nan", and stops quietly in
      * "1.2.3": allow only a whole plain decimal number. */
     size_t numlen = (size_t)(end - value);
 
-    if (end == value || !isfinite(v) ||
+    if (end == value ||
         strspn(value, "0123456789.eE+-") != numlen ||
         (*end != '\0' && strchr("0123456789.eE+-", *end) != NULL)) {
         snprintf(msg, msglen, "bad number \"%s\" for \"%s\"", value, name);
         return false;
     }
     if (v < 0.0 || signbit(v)) {
-        snprintf(msg, msglen, "negative value %s for \"%s\"", value, name);
+        snprintf(msg, msglen, "negative value %s for \"%s\" (%s)", value,
+                 name, range);
         return false;
     }
     char *suffix = lci_profile_trim(end);
@@ -246,45 +318,65 @@ static bool lci_profile_parse_line(char *line, lci_profile_t *p, bool *seen,
             return false;
         }
         v *= scale;
-        if (!isfinite(v)) {
-            snprintf(msg, msglen, "value out of range for \"%s\"", name);
-            return false;
-        }
+    }
+    lci_profile_range_t r = lci_profile_range(f);
+
+    if (range_error || !(v >= r.lo && v <= r.hi)) {
+        snprintf(msg, msglen, "%s = %s is out of range (%s)", name, value,
+                 range);
+        return false;
     }
     *lci_profile_slot(p, f) = v;
     seen[idx] = true;
     return true;
 }
 
-lci_status_t lci_profile_parse(const char *text, const char *origin,
-                               lci_profile_t *profile, char *err, size_t errlen)
+lci_status_t lci_profile_parse_bytes(const char *data, size_t size,
+                                     const char *origin,
+                                     lci_profile_t *profile, char *err,
+                                     size_t errlen)
 {
     if (origin == NULL) {
         origin = "<profile>";
     }
-    if (text == NULL || profile == NULL) {
+    if (data == NULL || profile == NULL) {
         lci_profile_seterr(err, errlen, "%s: no profile text", origin);
         return LCI_ERR_INVAL;
+    }
+    if (size > LCI_PROFILE_FILE_MAX) {
+        lci_profile_seterr(err, errlen,
+                           "%s: larger than %d bytes, too large for a profile",
+                           origin, LCI_PROFILE_FILE_MAX);
+        return LCI_ERR_CONFIG;
     }
     /* Parse into a copy: *profile changes only if every line is good. */
     lci_profile_t copy = *profile;
     bool seen[LCI_PROFILE_NFIELDS] = {false};
     char line[LCI_PROFILE_LINE_MAX + 1];
-    char msg[LCI_PROFILE_LINE_MAX + 128];
+    char msg[LCI_PROFILE_LINE_MAX + 256];
     lci_profile_locale_t loc;
     lci_status_t status = LCI_OK;
     unsigned lineno = 0;
-    const char *p = text;
+    const char *p = data;
+    const char *stop = data + size;
 
     lci_profile_locale_enter(&loc);
-    while (*p != '\0') {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+    while (p < stop) {
+        const char *nl = memchr(p, '\n', (size_t)(stop - p));
+        size_t len = nl != NULL ? (size_t)(nl - p) : (size_t)(stop - p);
 
         lineno++;
         if (len > LCI_PROFILE_LINE_MAX) {
             lci_profile_seterr(err, errlen, "%s:%u: line longer than %d bytes",
                                origin, lineno, LCI_PROFILE_LINE_MAX);
+            status = LCI_ERR_CONFIG;
+            break;
+        }
+        if (memchr(p, '\0', len) != NULL) {
+            lci_profile_seterr(err, errlen,
+                               "%s:%u: NUL byte in the line (a profile is "
+                               "text)",
+                               origin, lineno);
             status = LCI_ERR_CONFIG;
             break;
         }
@@ -296,8 +388,8 @@ lci_status_t lci_profile_parse(const char *text, const char *origin,
             break;
         }
         p += len;
-        if (*p == '\n') {
-            p++;
+        if (p < stop) {
+            p++; /* the newline */
         }
     }
     lci_profile_locale_leave(&loc);
@@ -310,9 +402,17 @@ lci_status_t lci_profile_parse(const char *text, const char *origin,
     return status;
 }
 
-/* Reads a whole file into a NUL-terminated buffer.  Returns NULL with errno
- * set on failure. */
-static char *lci_profile_read_file(FILE *fp)
+lci_status_t lci_profile_parse(const char *text, const char *origin,
+                               lci_profile_t *profile, char *err, size_t errlen)
+{
+    return lci_profile_parse_bytes(text, text != NULL ? strlen(text) : 0,
+                                   origin, profile, err, errlen);
+}
+
+/* Reads a whole file, but no more than LCI_PROFILE_FILE_MAX + 1 bytes, so
+ * that an endless file (/dev/zero) stops at once; *size_p tells how much
+ * was read.  Returns NULL with errno set on failure. */
+static char *lci_profile_read_file(FILE *fp, size_t *size_p)
 {
     size_t cap = 4096;
     size_t len = 0;
@@ -321,15 +421,14 @@ static char *lci_profile_read_file(FILE *fp)
     if (buf == NULL) {
         return NULL;
     }
-    for (;;) {
-        size_t n = fread(buf + len, 1, cap - len - 1, fp);
+    while (len <= LCI_PROFILE_FILE_MAX) {
+        if (len == cap) {
+            size_t bigger_cap = cap * 2;
 
-        len += n;
-        if (n == 0) {
-            break;
-        }
-        if (len + 1 == cap) {
-            char *bigger = realloc(buf, cap * 2);
+            if (bigger_cap > LCI_PROFILE_FILE_MAX + 1) {
+                bigger_cap = LCI_PROFILE_FILE_MAX + 1;
+            }
+            char *bigger = realloc(buf, bigger_cap);
 
             if (bigger == NULL) {
                 free(buf);
@@ -337,7 +436,13 @@ static char *lci_profile_read_file(FILE *fp)
                 return NULL;
             }
             buf = bigger;
-            cap *= 2;
+            cap = bigger_cap;
+        }
+        size_t n = fread(buf + len, 1, cap - len, fp);
+
+        len += n;
+        if (n == 0) {
+            break;
         }
     }
     if (ferror(fp)) {
@@ -347,7 +452,7 @@ static char *lci_profile_read_file(FILE *fp)
         errno = saved;
         return NULL;
     }
-    buf[len] = '\0';
+    *size_p = len;
     return buf;
 }
 
@@ -356,7 +461,8 @@ static lci_status_t lci_profile_load_file(const char *path, FILE *fp,
                                           size_t errlen)
 {
     errno = 0;
-    char *text = lci_profile_read_file(fp);
+    size_t size = 0;
+    char *text = lci_profile_read_file(fp, &size);
 
     if (text == NULL) {
         lci_profile_seterr(err, errlen, "%s: cannot read profile: %s", path,
@@ -366,7 +472,8 @@ static lci_status_t lci_profile_load_file(const char *path, FILE *fp,
     lci_profile_t copy;
 
     lci_profile_defaults(&copy);
-    lci_status_t status = lci_profile_parse(text, path, &copy, err, errlen);
+    lci_status_t status =
+        lci_profile_parse_bytes(text, size, path, &copy, err, errlen);
 
     free(text);
     if (status != LCI_OK) {
@@ -498,9 +605,7 @@ int lci_profile_format(const lci_profile_t *profile, char *buf, size_t len)
     LCI_PROFILE_EMIT("# LCI cost profile \"%.*s\"\n", name_len, profile->name);
     for (size_t i = 0; i < LCI_PROFILE_NFIELDS && status == 0; i++) {
         const lci_profile_field_t *f = &lci_profile_fields[i];
-        const char *unit = f->unit == LCI_UNIT_TIME   ? " ns"
-                           : f->unit == LCI_UNIT_RATE ? " MB/s"
-                                                      : "";
+        const char *unit = lci_profile_unit_name(f->unit);
 
         char number[32];
 

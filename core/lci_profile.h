@@ -6,8 +6,10 @@
  * a comment).  Times accept the units ns, us, ms, s (default ns); rates
  * MB/s (10^6 bytes per second); factors are plain numbers.  Every field has
  * a default (the myrinet-1999 calibration), so a profile lists only what it
- * changes.  Unknown names and malformed values are errors naming the file
- * and line.
+ * changes.  Unknown names, malformed values and values outside a field's
+ * physical range (lci_profile.c lists the ranges and why) are errors naming
+ * the file, the line, the field, the value and the range.  A profile is
+ * text of at most 1 MiB without NUL bytes.
  *
  * Calibration sets these numbers from microbenchmarks (LogP, F&A,
  * throughput); application results must emerge from them.
@@ -103,6 +105,14 @@ lci_status_t lci_profile_load(const char *spec, lci_profile_t *profile,
 lci_status_t lci_profile_parse(const char *text, const char *origin,
                                lci_profile_t *profile, char *err,
                                size_t errlen);
+
+/* Parses size bytes of profile text that need not be NUL-terminated; a
+ * NUL byte among them is an error, as is more than 1 MiB.  This is what
+ * lci_profile_load() does with a file's contents. */
+lci_status_t lci_profile_parse_bytes(const char *data, size_t size,
+                                     const char *origin,
+                                     lci_profile_t *profile, char *err,
+                                     size_t errlen);
 
 /* Writes the profile as text that lci_profile_parse() reads back. */
 int lci_profile_format(const lci_profile_t *profile, char *buf, size_t len);

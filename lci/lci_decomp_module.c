@@ -6,7 +6,9 @@
  *
  * Module directories, in search order: each directory in $LCI_MODULE_DIR
  * (separated by ':'; the tests point it at the build tree), then the
- * installed one, LCI_MODULE_DIR_INSTALL ($(pkglibdir)/modules).
+ * installed one, LCI_MODULE_DIR_INSTALL ($(pkglibdir)/modules).  Every
+ * directory in $LCI_MODULE_DIR must be an absolute path: a relative one
+ * would load code from wherever the program happens to run.
  */
 #include "config.h"
 
@@ -50,6 +52,27 @@ static int valid_name(const char *name, size_t len)
     return 1;
 }
 
+/* Refuses $LCI_MODULE_DIR if a directory in it is not absolute (empty
+ * entries, as in "/a::/b", are skipped as before). */
+static lci_status_t check_dirs(char *err, size_t errlen)
+{
+    const char *p = getenv(LCI_DECOMP_MODULE_ENV);
+    while (p != NULL && *p != '\0') {
+        size_t len = strcspn(p, ":");
+        if (len > 0 && *p != '/') {
+            snprintf(err, errlen,
+                     "$" LCI_DECOMP_MODULE_ENV " holds '%.*s', which is not "
+                     "an absolute path; module directories must start with "
+                     "'/'",
+                     (int)(len < 1024 ? len : 1024), p);
+            return LCI_ERR_CONFIG;
+        }
+        p += len;
+        p += *p == ':';
+    }
+    return LCI_OK;
+}
+
 /* Copies the next directory of the search path into dir; *cursor walks
  * $LCI_MODULE_DIR, then *installed says whether the installed directory
  * has been given.  Returns 0 when there are no more. */
@@ -61,7 +84,7 @@ static int next_dir(const char **cursor, int *installed, char *dir,
         size_t len = end ? (size_t)(end - *cursor) : strlen(*cursor);
         const char *start = *cursor;
         *cursor = end ? end + 1 : start + len;
-        if (len > 0 && len < dirlen) {
+        if (len > 0 && len < dirlen && *start == '/') {
             memcpy(dir, start, len);
             dir[len] = '\0';
             return 1;
@@ -87,6 +110,10 @@ lci_status_t lci_decomp_module_load(const char *name, const lci_decomp_t **d,
             *d = loaded[i].d;
             return LCI_OK;
         }
+    }
+    lci_status_t st = check_dirs(err, errlen);
+    if (st != LCI_OK) {
+        return st;
     }
     const char *cursor = getenv(LCI_DECOMP_MODULE_ENV);
     int installed = 0;

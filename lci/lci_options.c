@@ -1,4 +1,5 @@
 /* lci_options.c - the run options, one table for every way of setting them. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,20 @@ typedef struct {
     option_set_func_t set;
 } option_t;
 
+/* A number from min to max, decimal or 0x hex, with an optional K or M
+ * (binary) suffix.  Beyond the range is an error, never saturated; so are
+ * signs and leading blanks, which strtoull would skip or negate. */
 static int parse_u64(const char *v, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;
-    if (v == NULL || *v == '\0' || *v == '-') {
+    if (v == NULL || *v < '0' || *v > '9') {
         return -1;
     }
+    errno = 0;
     unsigned long long u = strtoull(v, &end, 0);
+    if (errno == ERANGE || end == v) {
+        return -1;
+    }
     uint64_t mult = 1;
     if (*end == 'K' || *end == 'k') {
         mult = 1024, end++;
@@ -56,26 +64,36 @@ U32_OPTION(set_send_n, nsend, 2, 65535, "a number of send buffers")
 U32_OPTION(set_recv_n, nrecv, 2, 65535, "a number of receive buffers")
 U32_OPTION(set_window_n, window, 1, 4096, "a window size in packets")
 
-/* Pools and window given explicitly are kept as they are. */
+/* Pools and window given explicitly are kept as they are; a refused value
+ * changes nothing. */
 static lci_status_t set_send(lci_options_t *opt, const char *v, char *err,
                              size_t errlen)
 {
-    opt->cfg.pools_set = 1;
-    return set_send_n(opt, v, err, errlen);
+    lci_status_t st = set_send_n(opt, v, err, errlen);
+    if (st == LCI_OK) {
+        opt->cfg.pools_set = 1;
+    }
+    return st;
 }
 
 static lci_status_t set_recv(lci_options_t *opt, const char *v, char *err,
                              size_t errlen)
 {
-    opt->cfg.pools_set = 1;
-    return set_recv_n(opt, v, err, errlen);
+    lci_status_t st = set_recv_n(opt, v, err, errlen);
+    if (st == LCI_OK) {
+        opt->cfg.pools_set = 1;
+    }
+    return st;
 }
 
 static lci_status_t set_window(lci_options_t *opt, const char *v, char *err,
                                size_t errlen)
 {
-    opt->cfg.pools_set = 1;
-    return set_window_n(opt, v, err, errlen);
+    lci_status_t st = set_window_n(opt, v, err, errlen);
+    if (st == LCI_OK) {
+        opt->cfg.pools_set = 1;
+    }
+    return st;
 }
 U32_OPTION(set_ring, nring, 2, 1u << 20, "a number of ring slots")
 U32_OPTION(set_retries, max_retries, 0, 65535, "a number of retransmissions")

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lci_decomp.h"
 #include "unit_run.h"
@@ -255,13 +256,53 @@ static void every_built_module_loads_and_is_complete(void)
     restore_active();
 }
 
+/* A relative module directory would load code from wherever the program
+ * runs: it is refused, naming the variable and the directory. */
+static void relative_module_dir_is_refused_naming_it(void)
+{
+    const char *saved = getenv(LCI_DECOMP_MODULE_ENV);
+    static char keep[8192];
+    snprintf(keep, sizeof keep, "%s", saved ? saved : "");
+    static const char *const dirs[] = {"tests/unit/.libs", ".",
+                                       "/nowhere:rel/dir"};
+    static const char *const named[] = {"'tests/unit/.libs'", "'.'",
+                                        "'rel/dir'"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        setenv(LCI_DECOMP_MODULE_ENV, dirs[i], 1);
+        char err[4096] = "";
+        const lci_decomp_t *d = NULL;
+        CU_ASSERT_EQUAL(lci_decomp_module_load("test-absent", &d, err,
+                                               sizeof err),
+                        LCI_ERR_CONFIG);
+        CU_ASSERT_PTR_NULL(d);
+        CU_ASSERT(contains(err, "$" LCI_DECOMP_MODULE_ENV " holds "));
+        CU_ASSERT(contains(err, named[i]));
+        CU_ASSERT(contains(err, "not an absolute path"));
+        CU_ASSERT_EQUAL(lci_decomp_select("test-absent", err, sizeof err),
+                        LCI_ERR_CONFIG);
+        CU_ASSERT(contains(err, "not an absolute path"));
+    }
+    setenv(LCI_DECOMP_MODULE_ENV, keep, 1);
+    /* Absolute again: the test module loads. */
+    char err[4096] = "";
+    const lci_decomp_t *d = NULL;
+    CU_ASSERT_EQUAL(lci_decomp_module_load("test-good", &d, err, sizeof err),
+                    LCI_OK);
+    CU_ASSERT_PTR_NOT_NULL(d);
+}
+
 int main(void)
 {
     /* The test modules first, then the build tree's real modules. */
     const char *top = getenv("top_builddir");
     const char *dirs = getenv(LCI_DECOMP_MODULE_ENV);
     static char path[8192];
-    snprintf(path, sizeof path, "%s/tests/unit/.libs%s%s", top ? top : ".",
+    char cwd[4096];
+    if (top == NULL || top[0] != '/') {
+        /* Module directories must be absolute. */
+        top = getcwd(cwd, sizeof cwd);
+    }
+    snprintf(path, sizeof path, "%s/tests/unit/.libs%s%s", top ? top : "",
              dirs ? ":" : "", dirs ? dirs : "");
     setenv(LCI_DECOMP_MODULE_ENV, path, 1);
 
@@ -286,6 +327,8 @@ int main(void)
          the_list_names_builtin_and_valid_modules_once_each},
         {"every_built_module_loads_and_is_complete",
          every_built_module_loads_and_is_complete},
+        {"relative_module_dir_is_refused_naming_it",
+         relative_module_dir_is_refused_naming_it},
     };
     return lci_unit_run("decomp", tests, LCI_UNIT_COUNT(tests));
 }

@@ -138,6 +138,51 @@ static void options_reject_bad_values_naming_the_option(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown option"));
 }
 
+/* strtoull saturates a number beyond 2^64 and negates one with a sign or
+ * leading blanks: each is an error naming the option, and nothing changes. */
+static void options_reject_numbers_beyond_range_instead_of_saturating(void)
+{
+    static const struct {
+        const char *name, *value;
+    } cases[] = {
+        {"seed", "99999999999999999999999"},
+        {"seed", "18446744073709551616"},
+        {"seed", " -1"},
+        {"seed", "+5"},
+        {"seed", " 5"},
+        {"lookahead", "0x10000000000000000"},
+        {"nodes", "4294967297"},
+        {"sram", "18446744073709551615M"},
+        {"events", ""},
+        {"fault", ""},
+        {"fault", "die=0@1ms,die=1@1ms"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        lci_options_t opt, before;
+        char err[512] = "";
+        char name[64];
+        lci_options_defaults(&opt);
+        before = opt;
+        CU_ASSERT_EQUAL(lci_options_set(&opt, cases[i].name, cases[i].value,
+                                        err, sizeof err),
+                        LCI_ERR_CONFIG);
+        snprintf(name, sizeof name, "%s: ", cases[i].name);
+        if (strncmp(err, name, strlen(name)) != 0) {
+            printf("\n    %s=%s: %s\n", cases[i].name, cases[i].value, err);
+        }
+        CU_ASSERT_EQUAL(strncmp(err, name, strlen(name)), 0);
+        CU_ASSERT_EQUAL(memcmp(&opt, &before, sizeof opt), 0);
+    }
+    /* The largest seed is still a seed. */
+    lci_options_t opt;
+    char err[512];
+    lci_options_defaults(&opt);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "seed", "18446744073709551615", err,
+                                    sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(opt.cfg.seed, UINT64_MAX);
+}
+
 static void fifo_is_first_in_first_out_and_stack_last_in_first_out(void)
 {
     lci_config_t cfg;
@@ -338,6 +383,8 @@ int main(void)
          fault_specifications_parse_or_say_what_was_expected},
         {"options_reject_bad_values_naming_the_option",
          options_reject_bad_values_naming_the_option},
+        {"options_reject_numbers_beyond_range_instead_of_saturating",
+         options_reject_numbers_beyond_range_instead_of_saturating},
         {"fifo_is_first_in_first_out_and_stack_last_in_first_out",
          fifo_is_first_in_first_out_and_stack_last_in_first_out},
         {"closed_window_queues_and_returned_credits_drain_in_order",

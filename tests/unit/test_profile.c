@@ -185,7 +185,7 @@ static const bad_case_t bad_cases[] = {
     {"host_send_ns = 0x10\n", 1, "bad number"},
     {"host_send_ns = nan\n", 1, "bad number"},
     {"host_send_ns = inf\n", 1, "bad number"},
-    {"host_send_ns = 1e999\n", 1, "bad number"},
+    {"host_send_ns = 1e999\n", 1, "host_send_ns = 1e999 is out of range"},
     {"\n\nhost_send_ns = -1\n", 3, "negative value"},
     {"host_send_ns = -0\n", 1, "negative value"},
     {"link_mb_s = -5 MB/s\n", 1, "negative value"},
@@ -203,9 +203,35 @@ static const bad_case_t bad_cases[] = {
     {" = 5\n", 1, "missing field name"},
 };
 
-static void profile_every_error_names_file_and_line_and_changes_nothing(void)
+/* Values that parse as numbers but make no physical sense: each message
+ * names the field, the value as written and the range. */
+static const bad_case_t out_of_range_cases[] = {
+    {"link_mb_s = 0 MB/s\n", 1,
+     "link_mb_s = 0 MB/s is out of range (expected a rate from 0.001 MB/s "
+     "to 1e+09 MB/s)"},
+    {"pci_mb_s = 1e-310\n", 1, "pci_mb_s = 1e-310 is out of range"},
+    {"host_copy_mb_s = 0.0009 MB/s\n", 1, "host_copy_mb_s = 0.0009 MB/s"},
+    {"link_mb_s = 2e9 MB/s\n", 1, "link_mb_s = 2e9 MB/s is out of range"},
+    {"host_send_ns = 1e300\n", 1,
+     "host_send_ns = 1e300 is out of range (expected a time from 0 ns to "
+     "1e+12 ns)"},
+    {"host_send_ns = 1e19\n", 1, "host_send_ns = 1e19 is out of range"},
+    {"# a comment\nwatchdog_ns = 1001 s\n", 2,
+     "watchdog_ns = 1001 s is out of range"},
+    {"ni_rx_ns = 1e-320 ns\n", 1, "ni_rx_ns = 1e-320 ns is out of range"},
+    {"host_pio_ns_per_byte = 2e7\n", 1,
+     "host_pio_ns_per_byte = 2e7 is out of range (expected a time from 0 "
+     "ns to 1e+07 ns)"},
+    {"host_speed = 0\n", 1,
+     "host_speed = 0 is out of range (expected a number from 0.001 to "
+     "1e+06)"},
+    {"host_speed = 1e7\n", 1, "host_speed = 1e7 is out of range"},
+    {"host_send_ns = -1\n", 1, "expected a time from 0 ns to 1e+12 ns"},
+};
+
+static void check_bad_cases(const bad_case_t *cases, size_t n)
 {
-    for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+    for (size_t i = 0; i < n; i++) {
         lci_profile_t p;
         lci_profile_t before;
         char err[ERRLEN];
@@ -217,21 +243,121 @@ static void profile_every_error_names_file_and_line_and_changes_nothing(void)
         p.host_send_ns = 3.5;
         before = p;
         memset(err, 0, sizeof(err));
-        lci_status_t st = lci_profile_parse(bad_cases[i].text, "bad.prof", &p,
+        lci_status_t st = lci_profile_parse(cases[i].text, "bad.prof", &p,
                                             err, sizeof(err));
 
-        snprintf(prefix, sizeof(prefix), "bad.prof:%u: ", bad_cases[i].line);
+        snprintf(prefix, sizeof(prefix), "bad.prof:%u: ", cases[i].line);
         if (st != LCI_ERR_CONFIG || strncmp(err, prefix, strlen(prefix)) != 0 ||
-            strstr(err, bad_cases[i].phrase) == NULL ||
+            strstr(err, cases[i].phrase) == NULL ||
             memcmp(&p, &before, sizeof(p)) != 0) {
             fprintf(stderr, "\ncase %zu: status %d, message \"%s\"\n", i,
                     (int)st, err);
         }
         CU_ASSERT_EQUAL(st, LCI_ERR_CONFIG);
         CU_ASSERT_EQUAL(strncmp(err, prefix, strlen(prefix)), 0);
-        CU_ASSERT_PTR_NOT_NULL(strstr(err, bad_cases[i].phrase));
+        CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i].phrase));
         CU_ASSERT_EQUAL(memcmp(&p, &before, sizeof(p)), 0);
     }
+}
+
+static void profile_value_out_of_its_range_names_field_value_and_range(void)
+{
+    check_bad_cases(out_of_range_cases,
+                    sizeof(out_of_range_cases) / sizeof(out_of_range_cases[0]));
+}
+
+/* The ends of every range are accepted, so the bounds are what they say. */
+static void profile_range_ends_are_accepted(void)
+{
+    lci_profile_t p;
+    char err[ERRLEN];
+
+    lci_profile_defaults(&p);
+    CU_ASSERT_EQUAL(lci_profile_parse("link_mb_s = 0.001 MB/s\n"
+                                      "pci_mb_s = 1e9\n"
+                                      "host_send_ns = 1000 s\n"
+                                      "host_recv_ns = 0\n"
+                                      "host_pio_ns_per_byte = 1e7\n"
+                                      "host_speed = 0.001\n",
+                                      "ends", &p, err, sizeof(err)),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(p.link_mb_s, 0.001);
+    CU_ASSERT_EQUAL(p.pci_mb_s, 1e9);
+    CU_ASSERT_EQUAL(p.host_send_ns, 1e12);
+    CU_ASSERT_EQUAL(p.host_recv_ns, 0.0);
+    CU_ASSERT_EQUAL(p.host_pio_ns_per_byte, 1e7);
+    CU_ASSERT_EQUAL(p.host_speed, 0.001);
+    CU_ASSERT_EQUAL(lci_profile_parse("host_speed = 1e6\n", "ends", &p, err,
+                                      sizeof(err)),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(p.host_speed, 1e6);
+}
+
+static void profile_nul_byte_is_an_error_naming_the_line(void)
+{
+    static const char text[] = "host_send_ns = 1\nni_tx_ns = 2\0 junk\n";
+    lci_profile_t p;
+    lci_profile_t before;
+    char err[ERRLEN];
+
+    lci_profile_defaults(&p);
+    before = p;
+    CU_ASSERT_EQUAL(lci_profile_parse_bytes(text, sizeof(text) - 1, "nul", &p,
+                                            err, sizeof(err)),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_EQUAL(strncmp(err, "nul:2: NUL byte", 15), 0);
+    CU_ASSERT_EQUAL(memcmp(&p, &before, sizeof(p)), 0);
+    /* Without the NUL the same bytes are a good profile. */
+    CU_ASSERT_EQUAL(lci_profile_parse_bytes(text, 29, "nul", &p, err,
+                                            sizeof(err)),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(p.ni_tx_ns, 2.0);
+}
+
+static void profile_text_over_one_mib_is_an_error(void)
+{
+    size_t size = 1024 * 1024 + 1;
+    char *text = malloc(size);
+    lci_profile_t p;
+    char err[ERRLEN];
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    /* Blank lines: fine but for the size. */
+    memset(text, '\n', size);
+    lci_profile_defaults(&p);
+    CU_ASSERT_EQUAL(lci_profile_parse_bytes(text, size, "big", &p, err,
+                                            sizeof(err)),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "big: larger than 1048576 bytes"));
+    CU_ASSERT_EQUAL(lci_profile_parse_bytes(text, size - 1, "big", &p, err,
+                                            sizeof(err)),
+                    LCI_OK);
+    free(text);
+}
+
+/* An endless file stops the read at the size limit at once, instead of
+ * growing memory until allocation fails. */
+static void profile_load_of_dev_zero_fails_fast(void)
+{
+    lci_profile_t p;
+    lci_profile_t before;
+    char err[ERRLEN];
+
+    if (access("/dev/zero", R_OK) != 0) {
+        return;
+    }
+    profile_fill(&p, 9.0);
+    before = p;
+    CU_ASSERT_EQUAL(lci_profile_load("/dev/zero", &p, err, sizeof(err)),
+                    LCI_ERR_CONFIG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "/dev/zero"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "larger than 1048576 bytes"));
+    CU_ASSERT_EQUAL(memcmp(&p, &before, sizeof(p)), 0);
+}
+
+static void profile_every_error_names_file_and_line_and_changes_nothing(void)
+{
+    check_bad_cases(bad_cases, sizeof(bad_cases) / sizeof(bad_cases[0]));
 }
 
 static void profile_error_on_a_late_line_discards_earlier_lines(void)
@@ -318,13 +444,16 @@ static void profile_format_then_parse_gives_back_every_field(void)
     /* Values that a short format would round. */
     double v = 1.0 / 3.0;
 
-#define ODD(field, def, unit, desc) p.field = (v *= 7.31);
+#define ODD(field, def, unit, desc) p.field = (v = fmod(v * 7.31, 1e5));
     LCI_PROFILE_FIELDS(ODD)
 #undef ODD
+    /* And the ends of the ranges. */
     p.host_speed = 0.1;
     p.wire_ns = 1e-300;
     p.ni_clock_ns = 0.0;
-    p.link_mb_s = 1.7976931348623157e308;
+    p.switch_hop_ns = 1e12;
+    p.link_mb_s = 1e9;
+    p.pci_mb_s = 1e-3;
     check_round_trip(&p);
 }
 
@@ -569,6 +698,15 @@ int main(void)
          profile_parse_reads_rates_in_mb_per_s_and_plain_factors},
         {"profile_every_error_names_file_and_line_and_changes_nothing",
          profile_every_error_names_file_and_line_and_changes_nothing},
+        {"profile_value_out_of_its_range_names_field_value_and_range",
+         profile_value_out_of_its_range_names_field_value_and_range},
+        {"profile_range_ends_are_accepted", profile_range_ends_are_accepted},
+        {"profile_nul_byte_is_an_error_naming_the_line",
+         profile_nul_byte_is_an_error_naming_the_line},
+        {"profile_text_over_one_mib_is_an_error",
+         profile_text_over_one_mib_is_an_error},
+        {"profile_load_of_dev_zero_fails_fast",
+         profile_load_of_dev_zero_fails_fast},
         {"profile_error_on_a_late_line_discards_earlier_lines",
          profile_error_on_a_late_line_discards_earlier_lines},
         {"profile_parse_rejects_overlong_line",

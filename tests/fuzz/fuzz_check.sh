@@ -1,0 +1,34 @@
+#!/bin/sh
+# fuzz_check.sh - make check's short fuzzing: each libFuzzer harness first
+# replays its committed corpus (tests/fuzz/corpus/NAME, regression inputs
+# included), then fuzzes for FUZZ_CHECK_SECONDS (3).  New inputs go to a
+# scratch directory, never into the source tree.  Skipped (exit 77) when
+# configure found no compiler with libFuzzer.
+if [ "${LCI_FUZZ:-no}" != yes ]; then
+    echo "SKIP: no C compiler with libFuzzer (install clang, rerun configure)"
+    exit 77
+fi
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT INT TERM
+failed=0
+for name in ${FUZZ_NAMES:-profile fault options}; do
+    corpus=$top_srcdir/tests/fuzz/corpus/$name
+    mkdir "$work/$name" || exit 1
+    echo "fuzz_$name: $(ls "$corpus" | wc -l) corpus inputs," \
+        "then ${FUZZ_CHECK_SECONDS:-3} s"
+    if ! "$top_builddir/tests/fuzz/fuzz_$name" \
+        -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -print_final_stats=1 \
+        -artifact_prefix="$work/" "$work/$name" "$corpus" 2>"$work/log"; then
+        cat "$work/log"
+        echo "FAIL: fuzz_$name crashed; the input is above"
+        for crash in "$work"/crash-* "$work"/leak-* "$work"/timeout-*; do
+            [ -f "$crash" ] && od -c "$crash" | head -20
+        done
+        failed=1
+    else
+        grep -E 'stat::number_of_executed_units|INITED|DONE' "$work/log"
+    fi
+done
+exit $failed
