@@ -11,6 +11,14 @@
 #include <string.h>
 
 #include "lci_options.h"
+#include "lci_platform.h"
+
+/* The option parser asks the platforms only for their names; the real
+ * tables would pull in the whole simulator. */
+const lci_platform_ops_t lci_platform_sim = {.name = "sim",
+                                             .description = "simulation"};
+const lci_platform_ops_t lci_platform_live = {.name = "live",
+                                              .description = "real time"};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
