@@ -243,6 +243,26 @@ typedef struct {
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p);
 
+/* ---- threads of a node, one running at a time -------------------------- */
+
+/* A library that needs blocking threads (Panda-MT) makes them here.  They
+ * run one at a time and hand the node to each other explicitly, so a run
+ * stays deterministic; under the simulator's fiber engine they are fibers
+ * of their node, otherwise threads of its process.  The thread that called
+ * main is lci_thread_self() until it switches.  A thread's func must not
+ * return: it ends with lci_thread_exit_to(). */
+typedef struct lci_thread lci_thread_t;
+
+lci_status_t lci_thread_create(lci_thread_t **thread_p,
+                               void (*func)(void *arg), void *arg);
+lci_thread_t *lci_thread_self(void);
+/* Runs thread to; returns when some thread switches back to the caller. */
+lci_status_t lci_thread_switch(lci_thread_t *to);
+/* The calling thread ends and to runs. */
+void lci_thread_exit_to(lci_thread_t *to) __attribute__((noreturn));
+/* Releases a thread that has ended. */
+lci_status_t lci_thread_free(lci_thread_t *thread);
+
 /* ---- per-node state of libraries built on LCI ------------------------- */
 
 /* A library layered on LCI (Panda, MPI, ...) keeps its per-node state in

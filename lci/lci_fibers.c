@@ -39,9 +39,20 @@ typedef struct {
     void *arg;
 } exit_handler_t;
 
+/* A thread of a node (lci_thread_* in lci.h): another fiber of it. */
+struct lci_thread {
+    lci_fiber_t *fiber;
+    void (*func)(void *);
+    void *arg;
+};
+
 typedef struct {
     uint32_t rank;
-    lci_fiber_t *fiber;
+    lci_fiber_t *fiber;      /* where the node runs now: its main fiber or
+                                one of its threads' */
+    lci_fiber_t *main_fiber; /* the one that runs main */
+    lci_thread_t main_thread;
+    lci_thread_t *thread;    /* the node's running thread */
     lci_image_main_func_t main;
     int argc;
     char **argv;
@@ -105,6 +116,9 @@ static void node_end(node_t *nd, int code, int run_handlers)
 __attribute__((noreturn)) static void fibers_die(uint32_t self)
 {
     lci_fiber_keep_stack(nodes[self].fiber); /* what it holds stays held */
+    if (nodes[self].main_fiber != nodes[self].fiber) {
+        lci_fiber_keep_stack(nodes[self].main_fiber);
+    }
     node_end(&nodes[self], 0, 0);            /* killed: no handler runs */
 }
 
@@ -117,6 +131,67 @@ static int fibers_running(void)
     return lci_fibers_running();
 }
 
+/* ---- a node's threads: fibers of it ----------------------------------- */
+
+static size_t stack_size(void);
+
+static void thread_fiber(void *arg)
+{
+    lci_thread_t *t = arg;
+    t->func(t->arg);
+    abort(); /* func ends with lci_thread_exit_to */
+}
+
+static lci_status_t fibers_thread_create(lci_thread_t **thread_p,
+                                         void (*func)(void *), void *arg)
+{
+    lci_thread_t *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        return LCI_ERR_NOMEM;
+    }
+    t->func = func;
+    t->arg = arg;
+    t->fiber = lci_fiber_create(thread_fiber, t, stack_size());
+    if (t->fiber == NULL) {
+        free(t);
+        return LCI_ERR_NOMEM;
+    }
+    *thread_p = t;
+    return LCI_OK;
+}
+
+static lci_thread_t *fibers_thread_self(void)
+{
+    return running->thread;
+}
+
+/* The node's thread to runs from now on, in the node's turns. */
+static lci_fiber_t *node_runs(lci_thread_t *to)
+{
+    lci_fiber_t *from = running->fiber;
+    running->thread = to;
+    running->fiber = to->fiber;
+    return from;
+}
+
+static void fibers_thread_switch(lci_thread_t *to)
+{
+    lci_fiber_t *from = node_runs(to);
+    lci_fiber_switch(from, to->fiber);
+}
+
+__attribute__((noreturn)) static void fibers_thread_exit_to(lci_thread_t *to)
+{
+    lci_fiber_t *from = node_runs(to);
+    lci_fiber_exit_to(from, to->fiber);
+}
+
+static void fibers_thread_free(lci_thread_t *thread)
+{
+    lci_fiber_free(thread->fiber);
+    free(thread);
+}
+
 static const lci_engine_ops_t fibers_ops = {
     .name = "fibers",
     .start = fibers_start,
@@ -125,6 +200,11 @@ static const lci_engine_ops_t fibers_ops = {
     .die = fibers_die,
     .wake_all = fibers_wake_all,
     .running = fibers_running,
+    .thread_create = fibers_thread_create,
+    .thread_self = fibers_thread_self,
+    .thread_switch = fibers_thread_switch,
+    .thread_exit_to = fibers_thread_exit_to,
+    .thread_free = fibers_thread_free,
 };
 
 /* ---- a node's end ---------------------------------------------------- */
@@ -295,6 +375,9 @@ static int node_setup(node_t *nd, uint32_t rank, const char *path,
     }
     nd->out = node_stdout();
     nd->fiber = lci_fiber_create(node_fiber, nd, stack);
+    nd->main_fiber = nd->fiber;
+    nd->main_thread.fiber = nd->fiber;
+    nd->thread = &nd->main_thread;
     if (nd->argv == NULL || nd->out == NULL || nd->fiber == NULL) {
         fprintf(stderr, "lci-fibers: node %u: out of memory\n", rank);
         return -1;
@@ -355,7 +438,7 @@ int main(int argc, char **argv)
     for (uint32_t k = 0; k < nnodes; k++) {
         fclose(nodes[k].out);
         if (!lci_world_host(k)->died) {
-            lci_fiber_free(nodes[k].fiber);
+            lci_fiber_free(nodes[k].main_fiber);
         }
         for (int i = 0; i < nodes[k].argc; i++) {
             free(nodes[k].argv[i]);

@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "lci.h"
+
 typedef struct lci_engine_ops {
     const char *name;
     /* Node self waits for its first turn (from lci_init). */
@@ -34,7 +36,24 @@ typedef struct lci_engine_ops {
     /* The node running now where the engine runs several in one process;
      * -1 where a process is one node (its rank is in LCI_RANK). */
     int (*running)(void);
+    /* Threads of the running node, one running at a time (lci_thread_*
+     * in lci.h): threads of the process, or fibers of the node. */
+    lci_status_t (*thread_create)(lci_thread_t **thread_p,
+                                  void (*func)(void *), void *arg);
+    lci_thread_t *(*thread_self)(void);
+    void (*thread_switch)(lci_thread_t *to);
+    void (*thread_exit_to)(lci_thread_t *to) __attribute__((noreturn));
+    void (*thread_free)(lci_thread_t *thread);
 } lci_engine_ops_t;
+
+/* The processes engine's threads: POSIX threads handing the node on with a
+ * lock and a condition each (core/sim/lci_engine_threads.c). */
+lci_status_t lci_engine_pthread_create(lci_thread_t **thread_p,
+                                       void (*func)(void *), void *arg);
+lci_thread_t *lci_engine_pthread_self(void);
+void lci_engine_pthread_switch(lci_thread_t *to);
+void lci_engine_pthread_exit_to(lci_thread_t *to) __attribute__((noreturn));
+void lci_engine_pthread_free(lci_thread_t *thread);
 
 /* The engine of this process: lci_engine_processes unless another was
  * set before the node started. */

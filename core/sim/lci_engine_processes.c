@@ -91,6 +91,11 @@ const lci_engine_ops_t lci_engine_processes = {
     .die = processes_die,
     .wake_all = processes_wake_all,
     .running = processes_running,
+    .thread_create = lci_engine_pthread_create,
+    .thread_self = lci_engine_pthread_self,
+    .thread_switch = lci_engine_pthread_switch,
+    .thread_exit_to = lci_engine_pthread_exit_to,
+    .thread_free = lci_engine_pthread_free,
 };
 
 const lci_engine_ops_t *lci_engine = &lci_engine_processes;

@@ -25,10 +25,11 @@
 #define LCI_IMAGE_MACHINE EM_NONE /* no fiber engine: every check fails */
 #endif
 
-/* Symbols a program imports that mean it makes threads of its own: a node
- * is one fiber, so such a program runs on the processes engine. */
-static const char *const thread_makers[] = {"pthread_create", "thrd_create",
-                                            "pan_thread_create"};
+/* Symbols a program imports that mean it makes threads of its own, outside
+ * LCI's (lci_thread_create, which Panda-MT uses, makes fibers of the
+ * node): such a program runs on the processes engine. */
+static const char *const thread_makers[] = {"pthread_create",
+                                            "thrd_create"};
 
 typedef struct {
     unsigned char *bytes;

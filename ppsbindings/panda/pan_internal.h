@@ -5,7 +5,6 @@
 #ifndef PAN_INTERNAL_H
 #define PAN_INTERNAL_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "lci.h"
@@ -63,13 +62,12 @@ struct pan_cond {
 
 /* Panda-MT's threads: one runs at a time (see panda.h). */
 struct pan_thread {
-    pthread_cond_t go; /* signalled when this thread may run */
+    lci_thread_t *lt;  /* LCI's thread: one of the node's runs at a time */
     int runnable;      /* in the run queue or running */
     int finished;      /* func returned */
     void *(*func)(void *);
     void *arg;
     void *result;
-    pthread_t tid;
     struct pan_thread *next; /* run queue or a condition's waiters */
     struct pan_cond joiners;
 };
@@ -125,7 +123,6 @@ struct pan_state {
     uint64_t barrier_in, barrier_out, barrier_epoch;
     struct pan_cond barrier_cond;
     /* Panda-MT */
-    pthread_mutex_t big;
     struct pan_thread *current;
     struct pan_thread *runq_head, *runq_tail;
     struct pan_thread main_thread;

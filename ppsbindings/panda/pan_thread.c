@@ -1,9 +1,10 @@
 /*
  * pan_thread.c - Panda-MT: threads that block, one running at a time.
  *
- * The running thread holds pan->big for as long as it runs; every other
- * thread waits on its own condition variable until pan->current names it.
- * A thread gives the node away only inside a blocking Panda call (or
+ * Each Panda thread is one of LCI's threads of the node (lci_thread_*),
+ * which run one at a time and hand the node on explicitly: threads of the
+ * process, or fibers of the node under the simulator's fiber engine.  A
+ * thread gives the node away only inside a blocking Panda call (or
  * pan_yield), to the thread that became runnable first, so the order of
  * LCI calls does not depend on the operating system's scheduler and runs
  * stay deterministic.  While a thread runs, network interrupts are on;
@@ -59,7 +60,7 @@ void pan_mt_wake(struct pan_thread *t)
 }
 
 /* Hands the node to the next runnable thread, polling while there is none.
- * Returns when me runs again, or at once if me has finished. */
+ * Returns when me runs again; a finished me hands the node on for good. */
 static void schedule(struct pan_thread *me)
 {
     for (;;) {
@@ -71,12 +72,11 @@ static void schedule(struct pan_thread *me)
         if (next != NULL) {
             set_intr(1);
             pan->current = next;
-            pthread_cond_signal(&next->go);
             if (me->finished) {
-                return;
+                lci_thread_exit_to(next->lt);
             }
-            while (pan->current != me) {
-                pthread_cond_wait(&me->go, &pan->big);
+            if (lci_thread_switch(next->lt) != LCI_OK) {
+                lci_abort(1, "Panda-MT: cannot switch threads");
             }
             return;
         }
@@ -140,11 +140,7 @@ int pan_cond_wait_internal(struct pan_cond *cond)
 
 int pan_mt_init(void)
 {
-    if (pthread_mutex_init(&pan->big, NULL) != 0 ||
-        pthread_cond_init(&pan->main_thread.go, NULL) != 0) {
-        return pan_error(PAN_ERR_NOMEM, "pan_init: cannot make a lock");
-    }
-    pthread_mutex_lock(&pan->big);
+    pan->main_thread.lt = lci_thread_self();
     pan->main_thread.runnable = 1;
     pan->current = &pan->main_thread;
     set_intr(1);
@@ -154,9 +150,6 @@ int pan_mt_init(void)
 void pan_mt_fini(void)
 {
     set_intr(0);
-    pthread_mutex_unlock(&pan->big);
-    pthread_cond_destroy(&pan->main_thread.go);
-    pthread_mutex_destroy(&pan->big);
 }
 
 /* ---- the public thread calls ---------------------------------------- */
@@ -176,20 +169,15 @@ static int check_mt(const char *fn)
     return PAN_OK;
 }
 
-static void *thread_main(void *arg)
+static void thread_main(void *arg)
 {
     struct pan_thread *t = arg;
-    pthread_mutex_lock(&pan->big);
-    while (pan->current != t) {
-        pthread_cond_wait(&t->go, &pan->big);
-    }
     t->result = t->func(t->arg);
     t->finished = 1;
     t->runnable = 0;
     pan_cond_wake_all(&t->joiners);
-    schedule(t);
-    pthread_mutex_unlock(&pan->big);
-    return NULL;
+    schedule(t); /* hands the node on for good */
+    lci_abort(1, "Panda-MT: a finished thread ran again");
 }
 
 int pan_thread_create(pan_thread_t **thread_p, void *(*func)(void *), void *arg)
@@ -202,17 +190,15 @@ int pan_thread_create(pan_thread_t **thread_p, void *(*func)(void *), void *arg)
         return pan_error(PAN_ERR_INVAL, "pan_thread_create: NULL argument");
     }
     struct pan_thread *t = calloc(1, sizeof *t);
-    if (t == NULL || pthread_cond_init(&t->go, NULL) != 0) {
-        free(t);
+    if (t == NULL) {
         return pan_error(PAN_ERR_NOMEM, "pan_thread_create: no memory");
     }
     t->func = func;
     t->arg = arg;
-    if (pthread_create(&t->tid, NULL, thread_main, t) != 0) {
-        pthread_cond_destroy(&t->go);
+    lci_status_t st = lci_thread_create(&t->lt, thread_main, t);
+    if (st != LCI_OK) {
         free(t);
-        return pan_error(PAN_ERR_NOMEM, "pan_thread_create: pthread_create "
-                                        "failed");
+        return pan_lci_error(st, "pan_thread_create");
     }
     pan_mt_wake(t);
     *thread_p = t;
@@ -234,12 +220,11 @@ int pan_thread_join(pan_thread_t *thread, void **result_p)
             return r;
         }
     }
-    /* It has handed the node on and needs pan->big no more. */
-    pthread_join(thread->tid, NULL);
+    /* It has handed the node on for good. */
+    lci_thread_free(thread->lt);
     if (result_p != NULL) {
         *result_p = thread->result;
     }
-    pthread_cond_destroy(&thread->go);
     free(thread);
     return PAN_OK;
 }

@@ -8,8 +8,9 @@
  * must succeed and print the same trace hash: the fiber engine changes how
  * the turn passes between nodes, never what is simulated.  Then what the
  * fiber engine must do that a process does by itself: a node's exit
- * handlers and globals are its own, a crash names the node, and a program
- * that makes threads runs a process per node, saying why.
+ * handlers and globals are its own, a crash names the node, Panda-MT's
+ * threads run as fibers of their node, and a program that makes POSIX
+ * threads of its own runs a process per node, saying why.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,26 @@ static void test_pps_programs_same_trace_on_both_engines(void)
     same_trace(mg);
 }
 
+/* Panda-MT's threads are fibers of their node under the fiber engine. */
+static void test_panda_mt_threads_same_trace_on_both_engines(void)
+{
+    const char *panda_mt[] = {"-n", "3", e2e_prog_path("tests/pps/panda_mt"),
+                              "--mt", NULL};
+    const char *orca_rep[] = {"-n", "4",
+                              e2e_prog_path("tests/pps/orca_replicated"),
+                              "--mt", NULL};
+    const char *orca_single[] = {"-n", "4",
+                                 e2e_prog_path("tests/pps/orca_single"),
+                                 "--mt", NULL};
+    const char *orca_guards[] = {"-n", "4",
+                                 e2e_prog_path("tests/pps/orca_guards"),
+                                 "--mt", NULL};
+    same_trace(panda_mt);
+    same_trace(orca_rep);
+    same_trace(orca_single);
+    same_trace(orca_guards);
+}
+
 static void test_applications_same_trace_on_both_engines(void)
 {
     const char *sor[] = {"-n", "16", e2e_prog_path("apps/sor"), "--quick",
@@ -207,15 +228,15 @@ static void test_a_crashing_node_is_named_on_both_engines(void)
 
 static void test_a_program_that_makes_threads_runs_a_process_per_node(void)
 {
-    const char *mt = e2e_prog_path("tests/pps/panda_mt");
+    const char *mt = e2e_prog_path("tests/e2e/e2e_thread");
     struct e2e_run r;
-    e2e_run(&r, "-n", "3", mt, "--mt", NULL);
+    e2e_run(&r, "-n", "3", mt, NULL);
     e2e_expect_success(&r);
     CU_ASSERT(e2e_contains(r.err, "running a process per node"));
-    CU_ASSERT(e2e_contains(r.err, "creates threads"));
+    CU_ASSERT(e2e_contains(r.err, "creates threads (pthread_create)"));
     e2e_run_free(&r);
     /* Asked for fibers, it refuses with the same reason. */
-    e2e_run(&r, "--engine", "fibers", "-n", "3", mt, "--mt", NULL);
+    e2e_run(&r, "--engine", "fibers", "-n", "3", mt, NULL);
     CU_ASSERT(r.exited && r.status == 2);
     CU_ASSERT(e2e_contains(r.err, "creates threads"));
     e2e_run_free(&r);
@@ -251,6 +272,7 @@ int main(void)
     ADD(test_64_node_alltoall_same_trace_on_both_engines);
     ADD(test_microbenchmarks_same_trace_on_both_engines);
     ADD(test_pps_programs_same_trace_on_both_engines);
+    ADD(test_panda_mt_threads_same_trace_on_both_engines);
     ADD(test_applications_same_trace_on_both_engines);
     ADD(test_fibers_run_each_nodes_exit_handler_once_with_its_globals);
     ADD(test_a_crashing_node_is_named_on_both_engines);
