@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -102,5 +103,14 @@ const lci_engine_ops_t *lci_engine = &lci_engine_processes;
 
 void lci_engine_set(const lci_engine_ops_t *ops)
 {
+    /* Every slot filled: a missing one would fail deep in a run. */
+    if (!ops->name || !ops->start || !ops->handoff || !ops->finished ||
+        !ops->die || !ops->wake_all || !ops->running || !ops->thread_create ||
+        !ops->thread_self || !ops->thread_switch || !ops->thread_exit_to ||
+        !ops->thread_free) {
+        fprintf(stderr, "lci: engine '%s' leaves an operation empty\n",
+                ops->name ? ops->name : "?");
+        abort();
+    }
     lci_engine = ops;
 }
