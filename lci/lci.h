@@ -231,6 +231,9 @@ typedef struct {
     uint64_t drops_nobuf;      /* dropped: no NI receive buffer */
     uint64_t drops_seq;        /* dropped: out of sequence / duplicate */
     uint64_t drops_malformed;  /* dropped: malformed header */
+    uint64_t drops_auth;       /* dropped by the UDP wire: not the job's
+                                  (forged, replayed, truncated, or from an
+                                  address that is not the sender's) */
     uint64_t window_stalls;    /* sends queued on a closed window */
     uint64_t interrupts;       /* interrupts raised by the NI */
     uint64_t pkts_returned;    /* packets returned to their sender */

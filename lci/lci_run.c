@@ -24,8 +24,10 @@
 
 #include "config.h"
 #include "lci_decomp.h"
+#include "lci_env.h"
 #include "lci_image.h"
 #include "lci_live.h"
+#include "lci_live_auth.h"
 #include "lci_live_wire.h"
 #include "lci_options.h"
 #include "lci_sched.h"
@@ -80,7 +82,7 @@ static void alarm_every(long sec, long usec)
 static double live_grace_start(const lci_config_t *cfg)
 {
     struct timespec ts;
-    double retries = (double)(cfg->max_retries + 1) * (double)cfg->rto_ns;
+    double retries = lci_rx_give_up_ns(cfg->max_retries, cfg->rto_ns);
     clock_gettime(CLOCK_MONOTONIC, &ts);
     alarm_every(0, 200000);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9 + 2 * retries * 1e-9 + 10.0;
@@ -239,10 +241,10 @@ static void print_stats(lci_seg_t *seg)
     lci_counters_t sum;
     memset(&sum, 0, sizeof sum);
     fprintf(stderr,
-            "%5s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %6s %6s %6s %5s %6s "
-            "%6s %10s %10s\n",
+            "%5s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %6s %6s %6s %6s %5s "
+            "%6s %6s %10s %10s\n",
             "node", "data", "mcast", "ack", "nack", "fa", "recv", "deliv",
-            "retx", "crc", "nobuf", "seq", "malf", "stalls", "intr", "retn",
+            "retx", "crc", "nobuf", "seq", "malf", "auth", "stalls", "intr", "retn",
             "merged", "host_us", "ni_us");
     for (uint32_t k = 0; k <= n; k++) {
         lci_counters_t c;
@@ -262,7 +264,7 @@ static void print_stats(lci_seg_t *seg)
         snprintf(name, sizeof name, k < n ? "%u" : "sum", k);
         fprintf(stderr,
                 "%5s %8llu %8llu %7llu %6llu %6llu %8llu %8llu %6llu %6llu "
-                "%6llu %6llu %6llu %6llu %5llu %6llu %6llu %10.1f %10.1f\n",
+                "%6llu %6llu %6llu %6llu %6llu %5llu %6llu %6llu %10.1f %10.1f\n",
                 name, (unsigned long long)c.pkts_sent_data,
                 (unsigned long long)c.pkts_sent_mcast,
                 (unsigned long long)c.pkts_sent_ack,
@@ -275,6 +277,7 @@ static void print_stats(lci_seg_t *seg)
                 (unsigned long long)c.drops_nobuf,
                 (unsigned long long)c.drops_seq,
                 (unsigned long long)c.drops_malformed,
+                (unsigned long long)c.drops_auth,
                 (unsigned long long)c.window_stalls,
                 (unsigned long long)c.interrupts,
                 (unsigned long long)c.pkts_returned,
@@ -577,6 +580,10 @@ int main(int argc, char **argv)
         }
         lci_fabric_init(fbase, opt.cfg.nnodes, opt.cfg.packet_size, shm);
         fabric = fbase;
+        if (lci_live_auth_new_key(fabric->key) != LCI_OK) {
+            fprintf(stderr, "lci-run: cannot draw the job's random key\n");
+            return 1;
+        }
         fabric->epoch = lci_live_clock();
         snprintf(fabrictext, sizeof fabrictext, "%d", ffd);
     }

@@ -95,4 +95,22 @@ typedef struct {
     uint64_t ack_delay_ns; /* delayed-acknowledgement timeout */
 } lci_rx_params_t;
 
+/* Consecutive retransmission timeouts double, up to 2^this times rto_ns: a
+ * receiver that is alive but swamped (an incast of a thousand senders)
+ * gets room to catch up instead of a retransmission storm, and is not
+ * given up on for being busy.  Progress resets it. */
+#define LCI_RTO_BACKOFF_MAX 3
+
+/* How long a peer that acknowledges nothing takes to be given up on. */
+static inline double lci_rx_give_up_ns(uint32_t max_retries, uint64_t rto_ns)
+{
+    double t = 0;
+    for (uint32_t i = 0; i <= max_retries; i++) {
+        t += (double)rto_ns * (double)(1u << (i < LCI_RTO_BACKOFF_MAX
+                                                  ? i
+                                                  : LCI_RTO_BACKOFF_MAX));
+    }
+    return t;
+}
+
 #endif

@@ -6,7 +6,8 @@
  * Sender, per peer: 16-bit wrap-safe sequence numbers, a window of W
  * packets, a blocked-sends queue behind a closed window, the packets kept
  * (the reference send() passed in) until acknowledged, one retransmission
- * timer.  On a timeout every unacknowledged packet goes again (go-back-N);
+ * timer.  On a timeout every unacknowledged packet goes again (go-back-N)
+ * and the next timeout is twice as long (up to 8 times the first);
  * after max_retries timeouts without progress they and the queued packets
  * return to sender (AM-II) and the peer is marked down.  The packet that
  * fills the window asks for an acknowledgement (VMMC-2).
@@ -152,8 +153,11 @@ static void slot_free(gbn_state_t *st, uint32_t s)
 
 static void rto_restart(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    env->ops->timer_start(env, pi, env->ops->now(env) + st->p.rto_ns);
-    peer_at(st, pi)->rto_on = 1;
+    gbn_peer_t *pr = peer_at(st, pi);
+    uint32_t shift = pr->retries < LCI_RTO_BACKOFF_MAX ? pr->retries
+                                                       : LCI_RTO_BACKOFF_MAX;
+    env->ops->timer_start(env, pi, env->ops->now(env) + (st->p.rto_ns << shift));
+    pr->rto_on = 1;
 }
 
 static void rto_stop(gbn_state_t *st, lci_env_t *env, uint32_t pi)

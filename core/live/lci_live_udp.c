@@ -11,12 +11,18 @@
  * barrier makes every address known before the first packet), or through
  * PMIx under mpirun or srun (default: the address of this host's name).
  * $LCI_UDP_RCVBUF sets the socket's receive buffer (bytes).
+ *
+ * Anyone who can reach the socket can send it a datagram: every datagram
+ * is authenticated as the job's own (lci_live_auth.h) and must come from
+ * its sender's published address; what fails is dropped and counted
+ * (drops_auth) before the NI sees a byte of it.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,7 @@
 
 #include "lci_contract.h"
 #include "lci_live.h"
+#include "lci_live_auth.h"
 #include "lci_live_nic.h"
 
 /* Datagrams taken in by one receive call. */
@@ -35,14 +42,24 @@ typedef struct {
     int fd, efd;
     struct sockaddr_in *peers; /* filled from the fabric at first use */
     uint8_t *known;
-    /* recvmmsg's vectors: one buffer of a packet's size per datagram (a
-     * longer datagram is cut short, and the CRC check drops it) */
+    lci_live_auth_t auth;
+    /* recvmmsg's vectors: one buffer of a datagram's size per datagram (a
+     * longer datagram is cut short, and fails its authentication), and
+     * where each came from */
     struct mmsghdr msgs[UDP_BATCH];
     struct iovec iov[UDP_BATCH];
+    struct sockaddr_in from[UDP_BATCH];
     unsigned char *bufs;
     size_t buf_bytes;
     int busy; /* the last poll found datagrams: more are likely */
 } udp_state_t;
+
+/* What a node publishes: its address, and (rank 0's, under PMIx) the
+ * job's key. */
+typedef struct {
+    struct sockaddr_in addr;
+    unsigned char key[LCI_AUTH_KEY_BYTES];
+} udp_card_t;
 
 static udp_state_t udp;
 
@@ -68,18 +85,48 @@ static const char *host_address(char *buf, size_t len)
 static lci_status_t udp_exchange(lci_live_t *L, const struct sockaddr_in *a,
                                  char *err, size_t errlen)
 {
+    unsigned char key[LCI_AUTH_KEY_BYTES];
+    lci_status_t st = LCI_OK;
     if (L->fabric != NULL) {
         lci_fabric_node_t *me = lci_fabric_node(L->fabric, L->rank);
         me->addr = *a;
         /* Release: the address is complete before it is marked valid. */
         atomic_store_explicit(&me->addr_set, 1, memory_order_release);
-        return LCI_OK;
+        memcpy(key, L->fabric->key, sizeof key);
+    } else {
+        /* Under PMIx, rank 0 draws the key and publishes it with its
+         * address, to the job's processes only. */
+        udp_card_t mine, *all = calloc(L->size, sizeof *all);
+        memset(&mine, 0, sizeof mine);
+        mine.addr = *a;
+        if (all == NULL) {
+            snprintf(err, errlen, "out of memory");
+            return LCI_ERR_NOMEM;
+        }
+        if (L->rank == 0 && lci_live_auth_new_key(mine.key) != LCI_OK) {
+            st = LCI_ERR_PLATFORM;
+            snprintf(err, errlen, "UDP wire: no random key (libsodium)");
+        }
+        if (st == LCI_OK) {
+            st = lci_live_pmix_exchange(L->size, &mine, sizeof mine, all,
+                                        err, errlen);
+        }
+        for (uint32_t r = 0; st == LCI_OK && r < L->size; r++) {
+            udp.peers[r] = all[r].addr;
+            udp.known[r] = 1;
+        }
+        memcpy(key, all[0].key, sizeof key);
+        sodium_memzero(all, L->size * sizeof *all);
+        sodium_memzero(&mine, sizeof mine);
+        free(all);
     }
-    lci_status_t st = lci_live_pmix_exchange(L->size, a, sizeof *a,
-                                             udp.peers, err, errlen);
     if (st == LCI_OK) {
-        memset(udp.known, 1, L->size);
+        st = lci_live_auth_init(&udp.auth, key, L->rank, L->size);
+        if (st != LCI_OK) {
+            snprintf(err, errlen, "UDP wire: cannot set up authentication");
+        }
     }
+    sodium_memzero(key, sizeof key);
     return st;
 }
 
@@ -119,7 +166,7 @@ static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
     }
     udp.peers = calloc(L->size, sizeof *udp.peers);
     udp.known = calloc(L->size, 1);
-    udp.buf_bytes = lci_seg()->cfg.packet_size + 64;
+    udp.buf_bytes = lci_seg()->cfg.packet_size + 64 + LCI_AUTH_TRAILER_BYTES;
     udp.bufs = malloc(UDP_BATCH * udp.buf_bytes);
     if (udp.peers == NULL || udp.known == NULL || udp.bufs == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -128,60 +175,105 @@ static lci_status_t udp_open(lci_live_t *L, char *err, size_t errlen)
     for (unsigned i = 0; i < UDP_BATCH; i++) {
         udp.iov[i] = (struct iovec){udp.bufs + i * udp.buf_bytes,
                                     udp.buf_bytes};
-        udp.msgs[i].msg_hdr = (struct msghdr){.msg_iov = &udp.iov[i],
+        udp.msgs[i].msg_hdr = (struct msghdr){.msg_name = &udp.from[i],
+                                              .msg_namelen = sizeof udp.from[i],
+                                              .msg_iov = &udp.iov[i],
                                               .msg_iovlen = 1};
     }
     L->wire_state = &udp;
     return udp_exchange(L, &a, err, errlen);
 }
 
+/* Whether the address of node k is known (learning it from the fabric). */
+static int peer_known(lci_live_t *L, uint32_t k)
+{
+    if (!udp.known[k] && L->fabric != NULL) {
+        lci_fabric_node_t *n = lci_fabric_node(L->fabric, k);
+        if (!atomic_load_explicit(&n->addr_set, memory_order_acquire)) {
+            return 0;
+        }
+        udp.peers[k] = n->addr;
+        udp.known[k] = 1;
+    }
+    return udp.known[k];
+}
+
 static int udp_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
                     uint32_t bytes)
 {
-    if (!udp.known[dst]) {
-        lci_fabric_node_t *n = lci_fabric_node(L->fabric, dst);
-        if (!atomic_load_explicit(&n->addr_set, memory_order_acquire)) {
-            return -1; /* not there yet: the packet waits in the backlog */
-        }
-        udp.peers[dst] = n->addr;
-        udp.known[dst] = 1;
+    if (!peer_known(L, dst)) {
+        return -1; /* not there yet: the packet waits in the backlog */
     }
-    ssize_t r = sendto(udp.fd, pkt, bytes, MSG_DONTWAIT,
-                       (struct sockaddr *)&udp.peers[dst],
-                       sizeof udp.peers[dst]);
+    unsigned char trailer[LCI_AUTH_TRAILER_BYTES];
+    lci_live_auth_seal(&udp.auth, dst, pkt, bytes, trailer);
+    struct iovec iov[2] = {{(void *)pkt, bytes}, {trailer, sizeof trailer}};
+    struct msghdr m = {.msg_name = &udp.peers[dst],
+                       .msg_namelen = sizeof udp.peers[dst],
+                       .msg_iov = iov,
+                       .msg_iovlen = 2};
+    ssize_t r = sendmsg(udp.fd, &m, MSG_DONTWAIT);
     if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
                   errno == ENOBUFS || errno == EINTR)) {
-        return -1; /* the socket pushes back: try again later */
+        /* The socket pushes back: try again later.  The counter is spent;
+         * the receiver's window takes the next one all the same. */
+        return -1;
     }
     return 0; /* sent, or lost on the way (a real network) */
+}
+
+/* The packet in a datagram from address from, if it is the job's own;
+ * otherwise counts it and returns NULL. */
+static const unsigned char *admit(lci_live_t *L, const unsigned char *dgram,
+                                  uint32_t bytes,
+                                  const struct sockaddr_in *from,
+                                  uint32_t *src_p, uint32_t *pkt_bytes_p)
+{
+    uint32_t claimed = lci_live_auth_claimed_sender(dgram, bytes);
+    int from_peer = claimed < L->size && peer_known(L, claimed) &&
+                    from->sin_family == AF_INET &&
+                    from->sin_port == udp.peers[claimed].sin_port &&
+                    from->sin_addr.s_addr == udp.peers[claimed].sin_addr.s_addr;
+    if (from_peer && lci_live_auth_open(&udp.auth, dgram, bytes, src_p,
+                                        pkt_bytes_p) == LCI_AUTH_OK) {
+        return dgram;
+    }
+    lci_world_ni(L->rank)->counters.drops_auth++;
+    return NULL;
 }
 
 static unsigned udp_poll(lci_live_t *L, lci_live_rx_func_t rx)
 {
     /* One system call per pass, so that a packet that is alone costs no
      * second call to learn that nothing follows it: an idle wire is
-     * looked at with recv (the cheapest call), a busy one drained a batch
-     * at a time with recvmmsg.  Bounded, so that arrivals cannot starve
-     * the rest of the pass. */
+     * looked at with recvfrom (the cheapest call), a busy one drained a
+     * batch at a time with recvmmsg.  Bounded, so that arrivals cannot
+     * starve the rest of the pass. */
     int got;
     if (udp.busy) {
+        for (unsigned i = 0; i < UDP_BATCH; i++) {
+            udp.msgs[i].msg_hdr.msg_namelen = sizeof udp.from[i];
+        }
         got = recvmmsg(udp.fd, udp.msgs, UDP_BATCH, MSG_DONTWAIT, NULL);
     } else {
-        ssize_t r = recv(udp.fd, udp.bufs, udp.buf_bytes, MSG_DONTWAIT);
+        socklen_t flen = sizeof udp.from[0];
+        ssize_t r = recvfrom(udp.fd, udp.bufs, udp.buf_bytes, MSG_DONTWAIT,
+                             (struct sockaddr *)&udp.from[0], &flen);
         got = r >= 0 ? 1 : -1;
         udp.msgs[0].msg_len = r >= 0 ? (unsigned)r : 0;
+        udp.msgs[0].msg_hdr.msg_flags = 0;
     }
     udp.busy = got > 0;
     for (int i = 0; i < got; i++) {
-        const unsigned char *pkt = udp.iov[i].iov_base;
-        uint32_t bytes = udp.msgs[i].msg_len;
-        lci_wire_hdr_t hdr;
-        uint32_t src = 0;
-        if (bytes >= sizeof hdr) {
-            memcpy(&hdr, pkt, sizeof hdr);
-            src = hdr.hop_src < L->size ? hdr.hop_src : 0;
+        uint32_t src, bytes = udp.msgs[i].msg_len;
+        if (bytes > udp.buf_bytes ||
+            (udp.msgs[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+            bytes = 0; /* cut short: cannot be whole */
         }
-        rx(L, pkt, bytes, src);
+        const unsigned char *pkt =
+            admit(L, udp.iov[i].iov_base, bytes, &udp.from[i], &src, &bytes);
+        if (pkt != NULL) {
+            rx(L, pkt, bytes, src);
+        }
     }
     return got > 0 ? (unsigned)got : 0;
 }

@@ -8,6 +8,12 @@
  * the packet in its link backlog until there is room.  The UDP wire is a
  * real network: datagrams can be lost, duplicated, reordered or damaged,
  * and the receiving hardware's CRC and link-sequence checks see it.
+ *
+ * Who can reach them: the fabric and its rings are a memfd that lci-run
+ * creates and only its node processes inherit (no name in the file
+ * system, nothing to open from outside).  A UDP socket can be reached by
+ * anyone who can send it a datagram, so every datagram is authenticated
+ * as one of the job's own (lci_live_auth.h) before the NI sees it.
  */
 #ifndef LCI_LIVE_WIRE_H
 #define LCI_LIVE_WIRE_H
@@ -42,6 +48,9 @@ typedef struct {
     _Atomic uint32_t started; /* nodes through lci_init */
     uint32_t reserved;
     uint64_t epoch; /* CLOCK_MONOTONIC ns when the run began: time 0 */
+    /* The job's key for the UDP wire (lci_live_auth.h): lci-run draws it;
+     * the fabric is a memfd only the job's processes inherit. */
+    unsigned char key[32];
 } lci_fabric_t;
 
 /* Bytes of a fabric for nnodes nodes with packets up to packet_size bytes

@@ -21,7 +21,7 @@
 #include "lci_profile.h"
 
 #define LCI_SEG_MAGIC 0x4c4349534547ULL /* "LCISEG" */
-#define LCI_SEG_VERSION 5
+#define LCI_SEG_VERSION 6
 
 /* A wire slot's bytes before the packet (core/hw/lci_wire.c). */
 #define LCI_WIRE_SLOT_HEAD 32

@@ -4,7 +4,8 @@
  * right count.
  *
  * Usage: lci-run -n N ./e2e_alltoall [-k K] [--seed S] [--keep M] [--intr]
- *                                    [--sender R]
+ *                                    [--sender R] [--hold-until F]
+ *                                    [--hold-after F]
  *
  * Sender rank s sends packets seq = 0..K-1 to each destination, visiting
  * destinations round-robin (s+1, s+2, ...) so that consecutive packets go
@@ -18,9 +19,14 @@
  * (LCI_UPCALL_KEEP) and the main loop releases them later, exercising
  * lci_release().  With --intr the node enables network interrupts.  With
  * --sender R only rank R sends (a one-way stream: the others only receive).
+ * --hold-until F and --hold-after F keep polling, before the exchange and
+ * after it, until file F exists (live runs that something outside the job
+ * disturbs meanwhile: tests/live_forged.sh).
  */
 #include <inttypes.h>
 #include <stddef.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "e2e_common.h"
 
@@ -173,6 +179,29 @@ static void a2a_release_kept(struct a2a_state *st)
     st->nkept = 0;
 }
 
+/* The value of option name, or NULL. */
+static const char *opt_str(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], name) == 0) {
+            return argv[i + 1];
+        }
+    }
+    return NULL;
+}
+
+/* Polls (taking in whatever arrives) until file path exists. */
+static void hold_until(const char *path)
+{
+    const struct timespec nap = {0, 200000};
+    while (path != NULL && access(path, F_OK) != 0) {
+        if (lci_poll() < 0) {
+            e2e_fail("lci_poll while holding: %s", lci_last_error());
+        }
+        nanosleep(&nap, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     struct a2a_state st;
@@ -207,6 +236,7 @@ int main(int argc, char **argv)
         e2e_check(lci_intr_enable(), "lci_intr_enable");
     }
 
+    hold_until(opt_str(argc, argv, "--hold-until"));
     long nsend = st.sender < 0 || st.sender == st.rank ? st.k : 0;
     for (long seq = 0; seq < nsend; seq++) {
         for (int off = 1; off < st.size; off++) {
@@ -245,6 +275,7 @@ int main(int argc, char **argv)
         }
     }
     a2a_release_kept(&st);
+    hold_until(opt_str(argc, argv, "--hold-after"));
     e2e_check(lci_barrier(), "lci_barrier");
 
     /* Nothing may arrive after the count is complete. */

@@ -141,6 +141,46 @@ static void check_bcast(const char *decomp, const char *n, const char *fault)
     e2e_run_free(&r);
 }
 
+/* Load never stops a run: every node sends to every other at 256 nodes,
+ * and 1,023 nodes send to one at 1,024 (RX_no needs a receive buffer per
+ * sender for its credits, and the SRAM to hold them). */
+static void check_large(const char *decomp)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered(decomp)) {
+        return;
+    }
+    e2e_run(&r, "-n", "256", "--decomp", decomp, ALLTOALL, "-k", "2", NULL);
+    if (e2e_expect_success(&r)) {
+        CU_ASSERT(e2e_contains(r.out, "256 nodes x 2 packets each way"));
+        CU_ASSERT(e2e_contains(r.out, ": OK"));
+    }
+    e2e_run_free(&r);
+    if (strncmp(decomp, "rxno", 4) == 0) {
+        e2e_run(&r, "-n", "1024", "--decomp", decomp, "--recv-buffers",
+                "1024", "--sram", "4M", "--stats", INCAST, "-k", "4", NULL);
+    } else {
+        e2e_run(&r, "-n", "1024", "--decomp", decomp, "--stats", INCAST, "-k",
+                "4", NULL);
+    }
+    if (e2e_expect_success(&r)) {
+        /* node 0 took every packet of every sender */
+        CU_ASSERT_EQUAL(node0_stat(r.err, "deliv") >= 1023 * 4, 1);
+    }
+    e2e_run_free(&r);
+}
+
+#define LARGE_TEST(id, name)                                                   \
+    static void test_256_and_1024_nodes_##id(void)                             \
+    {                                                                          \
+        check_large(name);                                                     \
+    }
+LARGE_TEST(rxno_mni, "rxno-mni")
+LARGE_TEST(rxno_mh, "rxno-mh")
+LARGE_TEST(rxni_mni, "rxni-mni")
+LARGE_TEST(rxni_mh, "rxni-mh")
+LARGE_TEST(rxh_mh, "rxh-mh")
+
 #define INCAST_TEST(id, name)                                                  \
     static void test_incast_64_nodes_##id(void)                                \
     {                                                                          \
@@ -180,6 +220,11 @@ int main(void)
         PPS_TEST(bcast_throughput_16_nodes_rxni_mni),
         PPS_TEST(starved_receiver_rxni_mni),
         PPS_TEST(starved_receiver_rxh_mh),
+        PPS_TEST(256_and_1024_nodes_rxno_mni),
+        PPS_TEST(256_and_1024_nodes_rxno_mh),
+        PPS_TEST(256_and_1024_nodes_rxni_mni),
+        PPS_TEST(256_and_1024_nodes_rxni_mh),
+        PPS_TEST(256_and_1024_nodes_rxh_mh),
     };
     return pps_cunit_main("load", tests, sizeof tests / sizeof tests[0]);
 }

@@ -226,9 +226,10 @@ static void run_death(const char *nic, const char *wire, const char *d)
         return;
     }
     /* Death long after start-up, sends long after death; the dead node is
-     * given up on after 40 x 25 ms without an acknowledgement. */
+     * given up on after 10 timeouts without an acknowledgement: 25, 50,
+     * 100, then 200 ms each (the timeout backs off), 1.575 s in all. */
     e2e_run(&r, "-n", "4", "--platform", "live", "--nic", nic, "--wire", wire,
-            "--decomp", d, "--rto", "25000000", "--max-retries", "40",
+            "--decomp", d, "--rto", "25000000", "--max-retries", "10",
             "--fault", "die=3@400ms", e2e_prog_path("tests/e2e/e2e_deadnode"),
             "-k", "20", "--after-us", "800000", NULL);
     /* lci-run names the dead node and fails the run; the survivors got

@@ -75,12 +75,12 @@ static long stats_interrupts(const char *err)
     if (p == NULL ||
         sscanf(p,
                " sum %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld "
-               "%ld",
+               "%ld %ld",
                &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
-               &v[9], &v[10], &v[11], &v[12], &v[13]) != 14) {
+               &v[9], &v[10], &v[11], &v[12], &v[13], &v[14]) != 15) {
         return -1;
     }
-    return v[13];
+    return v[14];
 }
 
 /* Panda-MT hands the node from thread to thread at fixed points only, so

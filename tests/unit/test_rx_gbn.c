@@ -527,14 +527,31 @@ static void cut_link_returns_packets_to_sender_in_order(void)
         CU_ASSERT_EQUAL(W.bounce[i].dst, B);
         CU_ASSERT_EQUAL(W.bounce[i].tag, i);
         CU_ASSERT_EQUAL(W.bounce[i].reason, LCI_ERR_UNREACHABLE);
-        /* first transmission at 0, then max_retries timeouts, then out */
-        CU_ASSERT_EQUAL(W.bounce[i].time, 4 * p.rto_ns);
+        /* first transmission at 0, then max_retries timeouts, each twice
+         * as long as the one before, then out */
+        CU_ASSERT_EQUAL(W.bounce[i].time, (1 + 2 + 4 + 8) * p.rto_ns);
     }
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 3 * 4);
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 4);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 0);
     CU_ASSERT_EQUAL(W.node[C].delivered[A], 5);
     check_clean();
+    mock_teardown();
+}
+
+/* A swamped receiver is not a dead one: the timeout doubles after each
+ * expiry, up to eight times the first, so retransmissions thin out. */
+static void timeouts_back_off_up_to_eight_times(void)
+{
+    lci_rx_params_t p = params(2, 4, 32, 100 * US, 20 * US, 6);
+    mock_setup(2, &p, 2 * US, 1);
+    W.link[A][B].cut = 1;
+    mock_send_at(0, A, B, 1);
+    mock_run(FOREVER);
+    CU_ASSERT_EQUAL_FATAL(W.nbounce, 1);
+    CU_ASSERT_EQUAL(W.bounce[0].time,
+                    (1 + 2 + 4 + 8 + 8 + 8 + 8) * p.rto_ns);
+    CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 6);
     mock_teardown();
 }
 
@@ -610,6 +627,7 @@ static const lci_unit_test_t tests[] = {
     TEST(nack_recovers_without_waiting_for_the_timeout),
     TEST(nack_serves_every_starved_sender),
     TEST(cut_link_returns_packets_to_sender_in_order),
+    TEST(timeouts_back_off_up_to_eight_times),
     TEST(down_peer_bounces_later_sends_at_once),
     TEST(progress_resets_the_retry_count),
 };
