@@ -145,11 +145,22 @@ void *mpi_bcast_place(int src, const void *head, size_t head_len, size_t len,
     if (!mine && head != NULL) {
         return PAN_PLACE_LATER;
     }
-    mpi->bcast_inflight[src]++; /* queued in a buffer of ours */
+    mpi->bcast_inflight[src]++; /* queued until its MPI_Bcast */
+    if (len > MPI_BCAST_EARLY_MAX) {
+        /* Not on the word of a header: Panda's buffer grows with what
+         * arrives, and the handler copies it. */
+        return NULL;
+    }
+    mpi_early_t *e = malloc(sizeof *e);
     char *buf = malloc(len > 0 ? len : 1);
-    if (buf == NULL) {
+    if (e == NULL || buf == NULL) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory for a broadcast");
     }
+    /* ours, in arrival order (a root's broadcasts complete in order) */
+    *e = (mpi_early_t){.next = NULL, .buf = buf};
+    mpi_early_list_t *l = &mpi->bcast_early[src];
+    *(l->head != NULL ? &l->tail->next : &l->head) = e;
+    l->tail = e;
     return buf;
 }
 
@@ -162,8 +173,17 @@ void mpi_bcast_arrived(int src, const void *data, size_t len, void *arg)
         w->done = 1;
         return;
     }
-    mpi->bcast_inflight[src]--; /* our buffer: the queue takes it */
-    mpi_queue_take(&mpi->bcast_from[src], src, 0, (char *)(uintptr_t)data, len);
+    mpi->bcast_inflight[src]--;
+    mpi_early_list_t *l = &mpi->bcast_early[src];
+    if (l->head != NULL && l->head->buf == data) {
+        mpi_early_t *e = l->head; /* our buffer: the queue takes it */
+        l->head = e->next;
+        free(e);
+        mpi_queue_take(&mpi->bcast_from[src], src, 0, (char *)(uintptr_t)data,
+                       len);
+    } else {
+        mpi_queue_copy(&mpi->bcast_from[src], src, 0, data, len);
+    }
 }
 
 static int bcast_ready(void)

@@ -206,9 +206,11 @@ int MPI_Init(int *argc, char ***argv)
     mpi_queue_init(&mpi->unexpected);
     mpi->placed = malloc((size_t)mpi->size * sizeof *mpi->placed);
     mpi->bcast_inflight = calloc((size_t)mpi->size, sizeof(int));
+    mpi->bcast_early = calloc((size_t)mpi->size, sizeof *mpi->bcast_early);
     mpi->bcast_from = malloc((size_t)mpi->size * sizeof *mpi->bcast_from);
     mpi->reduce_from = malloc((size_t)mpi->size * sizeof *mpi->reduce_from);
     if (mpi->placed == NULL || mpi->bcast_inflight == NULL ||
+        mpi->bcast_early == NULL ||
         mpi->bcast_from == NULL || mpi->reduce_from == NULL) {
         return mpi_error(MPI_ERR_INTERN, "MPI_Init: no memory");
     }
@@ -268,8 +270,10 @@ int MPI_Finalize(void)
     }
     free(mpi->placed);
     free(mpi->bcast_inflight);
+    free(mpi->bcast_early); /* empty: every broadcast was taken */
     free(mpi->bcast_from);
     free(mpi->reduce_from);
+    mpi_handles_free();
     mpi->finalized = 1;
     return MPI_SUCCESS;
 }

@@ -88,11 +88,34 @@ struct lci_mpi_request {
     size_t cap;
     int source, tag;
     MPI_Status status;
+    size_t want; /* a large receive: the bytes it asked the sender for */
     /* a large send waiting for its clear-to-send */
     const void *sbuf;
     size_t sbytes;
     int dest;
 };
+
+/* A broadcast that came before its MPI_Bcast, in a buffer of ours. */
+#define MPI_BCAST_EARLY_MAX (1u << 20) /* larger: in Panda's, then copied */
+typedef struct mpi_early {
+    struct mpi_early *next;
+    char *buf;
+} mpi_early_t;
+typedef struct {
+    mpi_early_t *head, *tail;
+} mpi_early_list_t;
+
+/* Request ids on the wire (mpi_handle.c). */
+#define MPI_HANDLE_NONE UINT32_MAX
+typedef struct {
+    struct lci_mpi_request *req; /* NULL: free */
+    uint32_t gen;                /* bumped when the slot is taken */
+    uint32_t next_free;
+} mpi_handle_slot_t;
+typedef struct {
+    mpi_handle_slot_t *slot;
+    uint32_t cap, free_head;
+} mpi_handles_t;
 
 struct mpi_state {
     int inited, finalized;
@@ -102,9 +125,11 @@ struct mpi_state {
     mpi_queue_t unexpected;
     mpi_placed_list_t *placed; /* by sender */
     mpi_bcast_wait_t bcast_wait;
-    int *bcast_inflight;      /* by root: broadcasts queued in our buffers */
+    int *bcast_inflight;      /* by root: broadcasts before their MPI_Bcast */
+    mpi_early_list_t *bcast_early; /* by root: those in buffers of ours */
     mpi_queue_t *bcast_from;  /* by root */
     mpi_queue_t *reduce_from; /* by contributing rank */
+    mpi_handles_t handles;
     char last_error[MPI_MAX_ERROR_STRING];
 };
 
@@ -120,6 +145,12 @@ int mpi_error(int code, const char *fmt, ...)
 /* MPI_SUCCESS, or the error for a call before MPI_Init / after
  * MPI_Finalize or on a communicator other than MPI_COMM_WORLD. */
 int mpi_check(const char *fn, MPI_Comm comm);
+
+/* The id of req for the wire, and req back from an id (taking it: an id
+ * is good once).  An id that names no waiting request stops the run. */
+uint64_t mpi_handle_of(struct lci_mpi_request *req);
+struct lci_mpi_request *mpi_handle_take(uint64_t id, int src);
+void mpi_handles_free(void);
 
 /* Bytes of one element, or 0 for an unknown type. */
 size_t mpi_type_size(MPI_Datatype type);

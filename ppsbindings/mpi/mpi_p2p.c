@@ -87,7 +87,9 @@ static void rts_matched(struct lci_mpi_request *req, int src, int tag,
     req->status.MPI_TAG = tag;
     req->status.MPI_ERROR = len > req->cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
     req->status.lci_bytes = len > req->cap ? req->cap : len;
-    uint64_t ids[2] = {send_id, (uint64_t)(uintptr_t)req};
+    /* Only what fits is asked for: the data always lands in place. */
+    req->want = req->status.lci_bytes;
+    uint64_t ids[3] = {send_id, mpi_handle_of(req), req->want};
     pan_msg_t msg;
     pan_msg_init(&msg);
     pan_msg_push(&msg, ids, sizeof ids);
@@ -154,8 +156,22 @@ void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
     }
     pl->tag = hdr.tag;
     pl->kind = hdr.kind;
+    /* What the header claims, against what this node agreed to: an eager
+     * message is short, an announcement is bare, data is what a receive
+     * asked for. */
+    if ((hdr.kind == MPI_WIRE_EAGER && body > MPI_EAGER_MAX) ||
+        (hdr.kind == MPI_WIRE_RTS && body != 0) ||
+        (hdr.kind != MPI_WIRE_EAGER && hdr.kind != MPI_WIRE_RTS &&
+         hdr.kind != MPI_WIRE_DATA)) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a message whose header does not "
+                                  "match its length or kind");
+    }
     if (hdr.kind == MPI_WIRE_DATA) {
-        pl->req = (struct lci_mpi_request *)(uintptr_t)hdr.id;
+        pl->req = mpi_handle_take(hdr.id, src);
+        if (body != pl->req->want) {
+            lci_abort(MPI_ERR_INTERN, "MPI: data that is not what its "
+                                      "receive asked for");
+        }
     } else {
         pl->req = posted_take(src, hdr.tag, 1);
     }
@@ -252,19 +268,22 @@ void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
 
 void mpi_p2p_cts_arrived(int src, const void *data, size_t len, void *arg)
 {
-    (void)src;
     (void)arg;
-    uint64_t ids[2];
+    uint64_t ids[3];
     if (len != sizeof ids) {
         lci_abort(MPI_ERR_INTERN, "MPI: a malformed clear-to-send");
     }
     memcpy(ids, data, sizeof ids);
-    struct lci_mpi_request *req = (struct lci_mpi_request *)(uintptr_t)ids[0];
+    struct lci_mpi_request *req = mpi_handle_take(ids[0], src);
+    if (src != req->dest || ids[2] > req->sbytes) {
+        lci_abort(MPI_ERR_INTERN, "MPI: a clear-to-send that does not match "
+                                  "its announcement");
+    }
     mpi_wire_hdr_t hdr = {.tag = req->tag, .kind = MPI_WIRE_DATA, .id = ids[1]};
     pan_msg_t msg;
     pan_msg_init(&msg);
     pan_msg_push(&msg, &hdr, sizeof hdr);
-    pan_msg_push(&msg, req->sbuf, req->sbytes);
+    pan_msg_push(&msg, req->sbuf, (size_t)ids[2]);
     if (pan_send(req->dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
         lci_abort(MPI_ERR_INTERN, pan_last_error());
     }
@@ -318,7 +337,7 @@ static int send_start(const char *fn, const void *buf, int count,
         req->status.MPI_SOURCE = mpi->rank;
         req->status.MPI_TAG = tag;
         hdr.kind = MPI_WIRE_RTS;
-        hdr.id = (uint64_t)(uintptr_t)req;
+        hdr.id = mpi_handle_of(req);
         hdr.len = bytes;
         *req_p = req;
         pan_msg_push(&msg, &hdr, sizeof hdr);
@@ -327,6 +346,9 @@ static int send_start(const char *fn, const void *buf, int count,
         pan_msg_push(&msg, buf, bytes);
     }
     if (pan_send(dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
+        if (*req_p != NULL) {
+            mpi_handle_take(hdr.id, mpi->rank); /* nobody will name it */
+        }
         free(*req_p);
         *req_p = NULL;
         return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());

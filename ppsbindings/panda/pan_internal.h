@@ -49,6 +49,7 @@ typedef struct {
     size_t skip; /* leading bytes a placement does not store */
     int placed;
     char *buf;
+    size_t cap; /* bytes of buf, when it is Panda's own */
     /* Packets kept in LCI's buffers because a placement said "later":
      * from the first packet of the message it waits for on. */
     lci_rpacket_t **held;

@@ -9,6 +9,7 @@
  * of that path stay in LCI's receive buffers (LCI_UPCALL_KEEP), in order,
  * until it names a buffer at a later poll, or until too many wait.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,12 +68,31 @@ static void push_packet(lci_rpacket_t ***arr, int *n, int *cap,
     (*arr)[(*n)++] = p;
 }
 
-static void own_buffer(pan_reasm_t *r)
+/* Beyond this a message's buffer grows with what arrives. */
+#define PAN_REASM_UPFRONT (1u << 20)
+
+/* Makes room in Panda's own buffer for the message's first need bytes:
+ * all of it at once up to PAN_REASM_UPFRONT, then growing with what
+ * arrives, not with what the header claims, so that a header that lies
+ * about the length costs little more memory than was sent. */
+static void own_room(pan_reasm_t *r, size_t need)
 {
-    r->buf = r->hdr.len > 0 ? malloc(r->hdr.len) : NULL;
-    if (r->buf == NULL && r->hdr.len > 0) {
+    if (need <= r->cap) {
+        return;
+    }
+    size_t cap = r->cap > 0 ? r->cap : PAN_REASM_UPFRONT;
+    while (cap < need) {
+        cap *= 2;
+    }
+    if (cap > r->hdr.len) {
+        cap = r->hdr.len;
+    }
+    char *b = realloc(r->buf, cap);
+    if (b == NULL) {
         lci_abort(1, "Panda: no memory to reassemble a message");
     }
+    r->buf = b;
+    r->cap = cap;
 }
 
 /* Starts a message in slot r: in the buffer the port's placement names, or
@@ -86,9 +106,11 @@ static int reasm_begin(pan_reasm_t *r, const pan_wire_hdr_t *hdr, int src,
     r->skip = 0;
     r->placed = 0;
     r->buf = NULL;
-    pan_port_t *p = &pan->ports[hdr->port];
-    if ((hdr->kind == PAN_K_ONEWAY || hdr->kind == PAN_K_BCAST) &&
-        p->place != NULL) {
+    r->cap = 0;
+    pan_port_t *p = hdr->kind == PAN_K_ONEWAY || hdr->kind == PAN_K_BCAST
+                        ? &pan->ports[hdr->port]
+                        : NULL;
+    if (p != NULL && p->place != NULL) {
         size_t skip = 0;
         void *dst =
             p->place(src, head, head_len, hdr->len, &skip, p->place_arg);
@@ -100,9 +122,6 @@ static int reasm_begin(pan_reasm_t *r, const pan_wire_hdr_t *hdr, int src,
             r->skip = skip;
             r->buf = dst;
         }
-    }
-    if (!r->placed) {
-        own_buffer(r);
     }
     r->active = 1;
     return 1;
@@ -118,6 +137,9 @@ static void reasm_add(pan_reasm_t *r, int src, const char *data, size_t n)
     size_t drop = r->got < r->skip ? r->skip - r->got : 0;
     if (drop > n) {
         drop = n;
+    }
+    if (!r->placed) {
+        own_room(r, r->got + n);
     }
     if (n > drop) {
         lci_copy(r->buf + (r->got + drop - r->skip), data + drop, n - drop);
@@ -143,6 +165,39 @@ static pan_reasm_t *slot_of(const lci_rpacket_t *packet)
     return packet->group < 0 ? &pan->uni[packet->src] : &pan->mc[packet->src];
 }
 
+/* A first fragment's header must name a kind Panda knows and, for the
+ * kinds that have one, a port or service that exists: the index is used
+ * unchecked from here on. */
+static void check_header(const pan_wire_hdr_t *hdr, int src)
+{
+    int ok;
+    switch (hdr->kind) {
+    case PAN_K_ONEWAY:
+    case PAN_K_BCAST:
+    case PAN_K_OBCAST:
+        ok = hdr->port < PAN_NPORTS;
+        break;
+    case PAN_K_REQ:
+        ok = hdr->port < PAN_NSERVICES;
+        break;
+    case PAN_K_REP:
+    case PAN_K_BARRIER_IN:
+    case PAN_K_BARRIER_OUT:
+        ok = 1;
+        break;
+    default:
+        ok = 0;
+    }
+    if (!ok) {
+        char msg[128];
+        snprintf(msg, sizeof msg,
+                 "Panda: node %d sent a message of kind %u to port %u, "
+                 "which this node does not have",
+                 src, hdr->kind, hdr->port);
+        lci_abort(1, msg);
+    }
+}
+
 /* Takes one packet in.  Returns 0 if its message's placement said
  * "later" (the packet must wait); force makes it decide. */
 static int take(const lci_rpacket_t *packet, int force)
@@ -160,6 +215,7 @@ static int take(const lci_rpacket_t *packet, int force)
             lci_abort(1, "Panda: a message began before the previous one "
                          "from the same sender was complete");
         }
+        check_header(&hdr, packet->src);
         if (!reasm_begin(r, &hdr, packet->src, force ? NULL : body,
                          force ? 0 : n)) {
             return 0;

@@ -18,7 +18,10 @@ for name in ${FUZZ_NAMES:-profile fault options}; do
     mkdir "$work/$name" || exit 1
     echo "fuzz_$name: $(ls "$corpus" | wc -l) corpus inputs," \
         "then ${FUZZ_CHECK_SECONDS:-3} s"
-    if ! "$top_builddir/tests/fuzz/fuzz_$name" \
+    # a harness's own libFuzzer flags, if it has any
+    flags=$(cat "$top_srcdir/tests/fuzz/fuzz_$name.flags" 2>/dev/null)
+    # shellcheck disable=SC2086
+    if ! "$top_builddir/tests/fuzz/fuzz_$name" $flags \
         -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -print_final_stats=1 \
         -artifact_prefix="$work/" "$work/$name" "$corpus" 2>"$work/log"; then
         cat "$work/log"
