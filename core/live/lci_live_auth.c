@@ -4,12 +4,16 @@
  */
 #include "lci_live_auth.h"
 
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
 _Static_assert(crypto_aead_chacha20poly1305_ietf_KEYBYTES == LCI_AUTH_KEY_BYTES,
                "job key size");
+_Static_assert(crypto_aead_aes256gcm_KEYBYTES == LCI_AUTH_KEY_BYTES,
+               "job key size");
+_Static_assert(crypto_aead_aes256gcm_NPUBBYTES == 12 &&
+                   crypto_aead_aes256gcm_ABYTES == 16,
+               "the same nonce and tag for both");
 _Static_assert(crypto_aead_chacha20poly1305_ietf_NPUBBYTES == 12,
                "nonce: sender u16, receiver u16, counter u64");
 _Static_assert(LCI_AUTH_TRAILER_BYTES ==
@@ -61,16 +65,25 @@ lci_status_t lci_live_auth_new_key(unsigned char key[LCI_AUTH_KEY_BYTES])
     return LCI_OK;
 }
 
+int lci_live_auth_aes_here(void)
+{
+    return sodium_init() >= 0 && crypto_aead_aes256gcm_is_available();
+}
+
 lci_status_t lci_live_auth_init(lci_live_auth_t *a,
                                 const unsigned char key[LCI_AUTH_KEY_BYTES],
-                                uint32_t rank, uint32_t size)
+                                uint32_t rank, uint32_t size, int use_aes)
 {
     memset(a, 0, sizeof *a);
     if (sodium_init() < 0 || size == 0 || size > LCI_MAX_NODES ||
-        rank >= size) {
+        rank >= size || (use_aes && !crypto_aead_aes256gcm_is_available())) {
         return LCI_ERR_PLATFORM;
     }
     memcpy(a->key, key, LCI_AUTH_KEY_BYTES);
+    a->use_aes = use_aes;
+    if (use_aes) {
+        crypto_aead_aes256gcm_beforenm(&a->aes, key);
+    }
     a->rank = rank;
     a->size = size;
     a->sent = calloc(size, sizeof *a->sent);
@@ -89,6 +102,7 @@ void lci_live_auth_fini(lci_live_auth_t *a)
     free(a->newest);
     free(a->window);
     sodium_memzero(a->key, sizeof a->key);
+    sodium_memzero(&a->aes, sizeof a->aes);
     a->sent = a->newest = a->window = NULL;
 }
 
@@ -105,9 +119,15 @@ void lci_live_auth_seal(lci_live_auth_t *a, uint32_t dst,
     /* A MAC only: nothing to encrypt, the packet is associated data. */
     unsigned char none[1] = {0};
     unsigned long long taglen;
-    crypto_aead_chacha20poly1305_ietf_encrypt_detached(
-        none, trailer + 12, &taglen, none, 0, pkt, bytes, NULL, nonce,
-        a->key);
+    if (a->use_aes) {
+        crypto_aead_aes256gcm_encrypt_detached_afternm(
+            none, trailer + 12, &taglen, none, 0, pkt, bytes, NULL, nonce,
+            &a->aes);
+    } else {
+        crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+            none, trailer + 12, &taglen, none, 0, pkt, bytes, NULL, nonce,
+            a->key);
+    }
 }
 
 uint32_t lci_live_auth_claimed_sender(const unsigned char *dgram,
@@ -155,9 +175,17 @@ lci_auth_verdict_t lci_live_auth_open(lci_live_auth_t *a,
     unsigned char nonce[12];
     nonce_of(nonce, src, a->rank, counter);
     unsigned char none[1] = {0};
-    if (get16(trailer + 2) != 0 ||
-        crypto_aead_chacha20poly1305_ietf_decrypt_detached(
-            none, NULL, none, 0, trailer + 12, dgram, len, nonce, a->key) != 0) {
+    if (get16(trailer + 2) != 0) {
+        return LCI_AUTH_TAG;
+    }
+    int bad = a->use_aes
+                  ? crypto_aead_aes256gcm_decrypt_detached_afternm(
+                        none, NULL, none, 0, trailer + 12, dgram, len, nonce,
+                        &a->aes)
+                  : crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+                        none, NULL, none, 0, trailer + 12, dgram, len, nonce,
+                        a->key);
+    if (bad != 0) {
         return LCI_AUTH_TAG;
     }
     /* Only an authentic datagram moves the window: a forger cannot push

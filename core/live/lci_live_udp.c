@@ -59,6 +59,7 @@ typedef struct {
 typedef struct {
     struct sockaddr_in addr;
     unsigned char key[LCI_AUTH_KEY_BYTES];
+    uint8_t aes; /* this node has AES instructions */
 } udp_card_t;
 
 static udp_state_t udp;
@@ -87,6 +88,9 @@ static lci_status_t udp_exchange(lci_live_t *L, const struct sockaddr_in *a,
 {
     unsigned char key[LCI_AUTH_KEY_BYTES];
     lci_status_t st = LCI_OK;
+    /* One machine under lci-run; under PMIx, AES only if every node has
+     * it (the choice must be the job's, not each node's). */
+    int aes = lci_live_auth_aes_here();
     if (L->fabric != NULL) {
         lci_fabric_node_t *me = lci_fabric_node(L->fabric, L->rank);
         me->addr = *a;
@@ -99,6 +103,7 @@ static lci_status_t udp_exchange(lci_live_t *L, const struct sockaddr_in *a,
         udp_card_t mine, *all = calloc(L->size, sizeof *all);
         memset(&mine, 0, sizeof mine);
         mine.addr = *a;
+        mine.aes = (uint8_t)aes;
         if (all == NULL) {
             snprintf(err, errlen, "out of memory");
             return LCI_ERR_NOMEM;
@@ -114,6 +119,7 @@ static lci_status_t udp_exchange(lci_live_t *L, const struct sockaddr_in *a,
         for (uint32_t r = 0; st == LCI_OK && r < L->size; r++) {
             udp.peers[r] = all[r].addr;
             udp.known[r] = 1;
+            aes &= all[r].aes;
         }
         memcpy(key, all[0].key, sizeof key);
         sodium_memzero(all, L->size * sizeof *all);
@@ -121,7 +127,7 @@ static lci_status_t udp_exchange(lci_live_t *L, const struct sockaddr_in *a,
         free(all);
     }
     if (st == LCI_OK) {
-        st = lci_live_auth_init(&udp.auth, key, L->rank, L->size);
+        st = lci_live_auth_init(&udp.auth, key, L->rank, L->size, aes);
         if (st != LCI_OK) {
             snprintf(err, errlen, "UDP wire: cannot set up authentication");
         }

@@ -27,9 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         keyed = 1;
     }
+    /* the input's first byte picks the algorithm, where there is a choice */
+    int aes = size > 0 && data[0] % 2 && lci_live_auth_aes_here();
     lci_live_auth_t sender, receiver;
-    if (lci_live_auth_init(&sender, key, 1, NODES) != LCI_OK ||
-        lci_live_auth_init(&receiver, key, 0, NODES) != LCI_OK) {
+    if (lci_live_auth_init(&sender, key, 1, NODES, aes) != LCI_OK ||
+        lci_live_auth_init(&receiver, key, 0, NODES, aes) != LCI_OK) {
         abort();
     }
     uint32_t src = 0, len = 0;

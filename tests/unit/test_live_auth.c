@@ -12,6 +12,7 @@
 #define PKT 200
 
 static unsigned char key_a[LCI_AUTH_KEY_BYTES], key_b[LCI_AUTH_KEY_BYTES];
+static int use_aes; /* the suite runs with each algorithm this CPU has */
 static lci_live_auth_t node[NODES];
 
 static void setup(void)
@@ -19,7 +20,8 @@ static void setup(void)
     CU_ASSERT_EQUAL_FATAL(lci_live_auth_new_key(key_a), LCI_OK);
     CU_ASSERT_EQUAL_FATAL(lci_live_auth_new_key(key_b), LCI_OK);
     for (uint32_t k = 0; k < NODES; k++) {
-        CU_ASSERT_EQUAL_FATAL(lci_live_auth_init(&node[k], key_a, k, NODES),
+        CU_ASSERT_EQUAL_FATAL(lci_live_auth_init(&node[k], key_a, k, NODES,
+                                                 use_aes),
                               LCI_OK);
     }
 }
@@ -100,7 +102,8 @@ static void datagram_for_another_node_or_job_is_refused(void)
     CU_ASSERT_EQUAL(open_at(3, d, bytes, &src), LCI_AUTH_TAG);
     CU_ASSERT_EQUAL(open_at(1, d, bytes, &src), LCI_AUTH_TAG);
     lci_live_auth_t other;
-    CU_ASSERT_EQUAL_FATAL(lci_live_auth_init(&other, key_b, 2, NODES), LCI_OK);
+    CU_ASSERT_EQUAL_FATAL(lci_live_auth_init(&other, key_b, 2, NODES, use_aes),
+                          LCI_OK);
     uint32_t len;
     CU_ASSERT_EQUAL(lci_live_auth_open(&other, d, bytes, &src, &len),
                     LCI_AUTH_TAG);
@@ -171,10 +174,10 @@ static void init_refuses_a_rank_outside_the_job(void)
 {
     lci_live_auth_t a;
     unsigned char key[LCI_AUTH_KEY_BYTES] = {0};
-    CU_ASSERT_NOT_EQUAL(lci_live_auth_init(&a, key, 4, 4), LCI_OK);
-    CU_ASSERT_NOT_EQUAL(lci_live_auth_init(&a, key, 0, 0), LCI_OK);
-    CU_ASSERT_NOT_EQUAL(lci_live_auth_init(&a, key, 0, LCI_MAX_NODES + 1),
-                        LCI_OK);
+    CU_ASSERT_NOT_EQUAL(lci_live_auth_init(&a, key, 4, 4, use_aes), LCI_OK);
+    CU_ASSERT_NOT_EQUAL(lci_live_auth_init(&a, key, 0, 0, use_aes), LCI_OK);
+    CU_ASSERT_NOT_EQUAL(
+        lci_live_auth_init(&a, key, 0, LCI_MAX_NODES + 1, use_aes), LCI_OK);
 }
 
 int main(void)
@@ -197,5 +200,11 @@ int main(void)
         {"init_refuses_a_rank_outside_the_job",
          init_refuses_a_rank_outside_the_job},
     };
-    return lci_unit_run("live_auth", tests, LCI_UNIT_COUNT(tests));
+    int rc = lci_unit_run("live_auth_chacha20poly1305", tests,
+                          LCI_UNIT_COUNT(tests));
+    if (rc == 0 && lci_live_auth_aes_here()) {
+        use_aes = 1;
+        rc = lci_unit_run("live_auth_aes256gcm", tests, LCI_UNIT_COUNT(tests));
+    }
+    return rc;
 }
