@@ -1,21 +1,28 @@
 #!/bin/sh
-# fuzz_check.sh - make check's short fuzzing: each libFuzzer harness first
-# replays its committed corpus (tests/fuzz/corpus/NAME, regression inputs
-# included), then fuzzes for FUZZ_CHECK_SECONDS (3).  New inputs go to a
-# scratch directory, never into the source tree.  Skipped (exit 77) when
-# configure found no compiler with libFuzzer.
+# fuzz_check.sh - make check's short fuzzing, and make fuzz's long one:
+# each libFuzzer harness first replays its committed corpus
+# (tests/fuzz/corpus/NAME, regression inputs included), then fuzzes for
+# FUZZ_CHECK_SECONDS (3).  New inputs and crashes go to FUZZ_WORK (make
+# fuzz: tests/fuzz/work, kept) or a scratch directory (removed), never into
+# the source tree.  Skipped (exit 77) when configure found no compiler with
+# libFuzzer.
 if [ "${LCI_FUZZ:-no}" != yes ]; then
     echo "SKIP: no C compiler with libFuzzer (install clang, rerun configure)"
     exit 77
 fi
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-work=$(mktemp -d) || exit 1
-trap 'rm -rf "$work"' EXIT INT TERM
+if [ -n "${FUZZ_WORK:-}" ]; then
+    work=$FUZZ_WORK
+    mkdir -p "$work" || exit 1
+else
+    work=$(mktemp -d) || exit 1
+    trap 'rm -rf "$work"' EXIT INT TERM
+fi
 failed=0
 for name in ${FUZZ_NAMES:-profile fault options}; do
     corpus=$top_srcdir/tests/fuzz/corpus/$name
-    mkdir "$work/$name" || exit 1
+    mkdir -p "$work/$name" || exit 1
     echo "fuzz_$name: $(ls "$corpus" | wc -l) corpus inputs," \
         "then ${FUZZ_CHECK_SECONDS:-3} s"
     # a harness's own libFuzzer flags, if it has any; one that leaks by
