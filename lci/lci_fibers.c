@@ -194,6 +194,7 @@ static void fibers_thread_free(lci_thread_t *thread)
 
 static const lci_engine_ops_t fibers_ops = {
     .name = "fibers",
+    .thread_sleeps = 0,
     .start = fibers_start,
     .handoff = fibers_handoff,
     .finished = fibers_finished,

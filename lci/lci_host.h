@@ -103,7 +103,7 @@ typedef struct {
     struct lci_pending_forward *pending_head, *pending_tail;
     /* --compute scaled: where the current stretch of application compute
      * began (lci_compute_clock.c) */
-    uint64_t compute_wall_start, compute_cpu_start;
+    uint64_t compute_wall_start;
 
     char last_error[512]; /* lci_last_error() */
 } lci_host_t;

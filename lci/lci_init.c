@@ -373,7 +373,8 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host->hs->pid = (int32_t)getpid();
     lci_host->prof = &s->prof;
     if (s->cfg.compute == LCI_COMPUTE_SCALED) {
-        lci_compute_clock_init();
+        lci_compute_clock_init(lci_platform != &lci_platform_sim ||
+                               lci_engine->thread_sleeps);
     }
     uint32_t nring = s->cfg.nring, nsend = s->cfg.nsend;
     lci_host->hbuf_kept = calloc(nring, 1);

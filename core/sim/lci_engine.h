@@ -20,6 +20,10 @@
 
 typedef struct lci_engine_ops {
     const char *name;
+    /* 1 if a node waiting for its turn puts its OS thread to sleep (one
+     * process per node); 0 if the thread goes on running another node, so
+     * that its wall time is its CPU time but for preemption (fibers). */
+    int thread_sleeps;
     /* Node self waits for its first turn (from lci_init). */
     void (*start)(uint32_t self);
     /* Gives the turn to node to; returns when self holds it again. */

@@ -86,6 +86,7 @@ static int processes_running(void)
 
 const lci_engine_ops_t lci_engine_processes = {
     .name = "processes",
+    .thread_sleeps = 1,
     .start = take_turn,
     .handoff = processes_handoff,
     .finished = processes_finished,

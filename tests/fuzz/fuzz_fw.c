@@ -124,7 +124,8 @@ static void fz_stall(uint32_t self, uint64_t ns)
     (void)ns;
 }
 
-static void fz_die(uint32_t self, void (*release)(void))
+static __attribute__((noreturn)) void fz_die(uint32_t self,
+                                            void (*release)(void))
 {
     (void)self;
     (void)release;
