@@ -185,13 +185,18 @@ static int advance(mpi_sched_t *s)
 {
     int moved = 0;
     while (!s->done) {
-        if (s->nround > 0) {
+        if (s->waiting) {
             if (!round_done(s)) {
                 return moved;
             }
+            s->waiting = 0;
             moved = 1;
         }
         if (s->pos == s->nsteps) {
+            if (s->nround > 0) {
+                s->waiting = 1; /* the last round needs no ROUND step */
+                continue;
+            }
             s->done = 1;
             return 1;
         }
@@ -215,9 +220,7 @@ static int advance(mpi_sched_t *s)
             mpi_type_unpack(st->type, st->count, st->src, st->dst);
             break;
         case MPI_STEP_ROUND:
-            if (s->nround > 0 && !round_done(s)) {
-                return moved;
-            }
+            s->waiting = s->nround > 0;
             break;
         }
     }

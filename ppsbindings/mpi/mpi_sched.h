@@ -42,6 +42,7 @@ typedef struct mpi_sched {
     int nsteps, cap, pos;
     struct lci_mpi_request **round; /* the messages of the current round */
     int nround, round_cap;
+    int waiting; /* at the end of a round, for its messages */
     MPI_Op op; /* reductions */
     const mpi_type_t *rtype;
     MPI_Datatype rtype_h;

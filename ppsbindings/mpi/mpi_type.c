@@ -879,3 +879,25 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf,
     *position += (int)bytes;
     return MPI_SUCCESS;
 }
+MPI_ALIAS(MPI_Type_contiguous);
+MPI_ALIAS(MPI_Type_create_hvector);
+MPI_ALIAS(MPI_Type_vector);
+MPI_ALIAS(MPI_Type_create_hindexed);
+MPI_ALIAS(MPI_Type_indexed);
+MPI_ALIAS(MPI_Type_create_hindexed_block);
+MPI_ALIAS(MPI_Type_create_indexed_block);
+MPI_ALIAS(MPI_Type_create_struct);
+MPI_ALIAS(MPI_Type_create_resized);
+MPI_ALIAS(MPI_Type_dup);
+MPI_ALIAS(MPI_Type_commit);
+MPI_ALIAS(MPI_Type_free);
+MPI_ALIAS(MPI_Type_size);
+MPI_ALIAS(MPI_Type_size_x);
+MPI_ALIAS(MPI_Type_get_extent);
+MPI_ALIAS(MPI_Type_get_true_extent);
+MPI_ALIAS(MPI_Type_get_name);
+MPI_ALIAS(MPI_Get_address);
+MPI_ALIAS(MPI_Get_elements);
+MPI_ALIAS(MPI_Pack_size);
+MPI_ALIAS(MPI_Pack);
+MPI_ALIAS(MPI_Unpack);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # mpi_wrapper.sh - an MPI program written only against mpi.h builds with
 # lci-mpicc, both in one step and through a configure-style compile and
-# link, and runs correctly under lci-run.  Also checks that a call outside
-# the subset fails to build instead of misbehaving.
+# link, and runs correctly under lci-run.  Also checks that a call the
+# layer does not offer fails to build with a message instead of
+# misbehaving, and that a tool can wrap MPI_* around PMPI_*.
 set -u
 b=${top_builddir:-.}
 s=${top_srcdir:-.}
@@ -22,22 +23,57 @@ fail() { echo "FAIL: $*"; echo "0 passed, 1 failed"; exit 1; }
 "$mpicc" -o "$tmp/mpi_p2p" "$tmp/mpi_p2p.o" || fail "lci-mpicc link failed"
 "$b/lci/lci-run" -n 3 "$tmp/mpi_p2p" 4 || fail "mpi_p2p built by lci-mpicc failed"
 
-# A call the subset does not offer does not build.
-cat > "$tmp/comm_split.c" <<'PROG'
+# A call the layer does not offer does not build, and says why.
+cat > "$tmp/win.c" <<'PROG'
 #include <mpi.h>
 int main(int argc, char **argv)
 {
-    MPI_Comm c;
+    MPI_Win w;
     MPI_Init(&argc, &argv);
-    MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &c);
+    MPI_Win_create(0, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
     return MPI_Finalize();
 }
 PROG
-if "$mpicc" -Werror=implicit-function-declaration -o "$tmp/comm_split" \
-    "$tmp/comm_split.c" 2>"$tmp/err"; then
-    fail "a program calling MPI_Comm_split was built"
+if "$mpicc" -o "$tmp/win" "$tmp/win.c" 2>"$tmp/err"; then
+    fail "a program calling MPI_Win_create was built"
 fi
-grep -q MPI_Comm_split "$tmp/err" || fail "the build error does not name MPI_Comm_split"
+grep -q MPI_Win_create "$tmp/err" || fail "the build error does not name MPI_Win_create"
+grep -q "not offered" "$tmp/err" || fail "the build error does not say it is not offered"
+
+# The profiling interface: a tool's MPI_Send wraps PMPI_Send.
+cat > "$tmp/pmpi.c" <<'PROG'
+#include <mpi.h>
+#include <stdio.h>
+static int sends;
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest,
+             int tag, MPI_Comm comm)
+{
+    sends++;
+    return PMPI_Send(buf, count, type, dest, tag, comm);
+}
+int main(int argc, char **argv)
+{
+    int rank, size, v = 5, got = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0) {
+        for (int i = 1; i < size; i++) {
+            MPI_Send(&v, 1, MPI_INT, i, 0, MPI_COMM_WORLD);
+        }
+    } else {
+        MPI_Recv(&got, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    if ((rank == 0 && sends != size - 1) || (rank > 0 && got != 5)) {
+        printf("rank %d: %d sends counted, got %d\n", rank, sends, got);
+        return 1;
+    }
+    return 0;
+}
+PROG
+"$mpicc" -o "$tmp/pmpi" "$tmp/pmpi.c" || fail "the PMPI program did not build"
+"$b/lci/lci-run" -n 3 "$tmp/pmpi" || fail "MPI_Send wrapping PMPI_Send was not called"
 
 "$mpicc" --showme | grep -q -- -lmpi_lci || fail "--showme does not name libmpi_lci"
-echo "4 passed, 0 failed"
+echo "5 passed, 0 failed"

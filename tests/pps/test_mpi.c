@@ -1,8 +1,10 @@
 /*
- * test_mpi.c - the MPI subset through lci-run (CUnit): point-to-point with
- * wildcards and per-(source, tag) order, nonblocking calls, error codes,
- * and collectives against serial results, on every decomposition, with
- * drops on the retransmitting ones, and on 64 nodes.
+ * test_mpi.c - the MPI layer through lci-run (CUnit): point-to-point with
+ * wildcards and per-(source, tag) order, the send modes, probes,
+ * persistent and cancelled requests, error codes, communicators, groups,
+ * attributes, derived datatypes, and every collective (blocking and
+ * non-blocking) against results computed alone, on every decomposition,
+ * with drops on the retransmitting ones, and on 64 nodes.
  */
 #include <stdio.h>
 
@@ -10,6 +12,8 @@
 
 #define P2P  e2e_prog_path("tests/pps/mpi_p2p")
 #define COLL e2e_prog_path("tests/pps/mpi_coll")
+#define CALLS e2e_prog_path("tests/pps/mpi_calls")
+#define COMMS e2e_prog_path("tests/pps/mpi_comms_types")
 
 static void check_decomp(const char *d, int lossy)
 {
@@ -22,6 +26,10 @@ static void check_decomp(const char *d, int lossy)
     e2e_run(&r, "-n", "5", "--decomp", d, opt, val, P2P, "8", NULL);
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "6", "--decomp", d, opt, val, COLL, NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "5", "--decomp", d, opt, val, CALLS, NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "7", "--decomp", d, opt, val, COMMS, NULL);
     pps_expect_ok(&r);
 }
 
@@ -38,6 +46,21 @@ static void test_collectives_64_nodes_match_serial_results(void)
 {
     struct e2e_run r;
     e2e_run(&r, "-n", "64", COLL, NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "64", CALLS, NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "64", COMMS, NULL);
+    pps_expect_ok(&r);
+}
+
+static void test_calls_on_two_ranks_and_the_process_engine(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", CALLS, NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "2", COMMS, NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "3", "--engine", "processes", CALLS, NULL);
     pps_expect_ok(&r);
 }
 
@@ -63,6 +86,7 @@ int main(void)
         PPS_TEST(rxh_mh_survives_drops),
         PPS_TEST(collectives_64_nodes_match_serial_results),
         PPS_TEST(single_rank_runs_everything),
+        PPS_TEST(calls_on_two_ranks_and_the_process_engine),
     };
     return pps_cunit_main("mpi", tests, sizeof tests / sizeof tests[0]);
 }
