@@ -76,4 +76,11 @@ PROG
 "$b/lci/lci-run" -n 3 "$tmp/pmpi" || fail "MPI_Send wrapping PMPI_Send was not called"
 
 "$mpicc" --showme | grep -q -- -lmpi_lci || fail "--showme does not name libmpi_lci"
-echo "5 passed, 0 failed"
+"$mpicc" -show -c x.c | grep -q -- "-c x.c" || fail "-show does not show the command"
+"$mpicc" --showme:compile | grep -q -- -I || fail "--showme:compile gives no -I"
+"$mpicc" --showme:link | grep -q -- -lmpi_lci || fail "--showme:link does not name libmpi_lci"
+if "$mpicc" --showme:nonsense 2>"$tmp/err"; then
+    fail "--showme:nonsense was accepted"
+fi
+grep -q "expected" "$tmp/err" || fail "--showme:nonsense does not say what was expected"
+echo "6 passed, 0 failed"
