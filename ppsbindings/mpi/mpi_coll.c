@@ -729,11 +729,6 @@ static int layout_check(const char *fn, const mpi_comm_t *c,
     return MPI_SUCCESS;
 }
 
-static int type_arg(const char *fn, MPI_Datatype type, const mpi_type_t **t_p)
-{
-    return mpi_type_check(fn, type, t_p);
-}
-
 /* Gather to root: the root receives each rank's packed block and unpacks
  * it into its slot. */
 static int gather(const char *fn, const void *sendbuf, int sendcount,
@@ -751,13 +746,13 @@ static int gather(const char *fn, const void *sendbuf, int sendcount,
     int at_root = r == MPI_SUCCESS && root == c->rank;
     int in_place = at_root && sendbuf == MPI_IN_PLACE;
     if (r == MPI_SUCCESS && !in_place) {
-        r = type_arg(fn, sendtype, &st);
+        r = mpi_type_check(fn, sendtype, &st);
         if (r == MPI_SUCCESS && sendcount < 0) {
             r = mpi_error(MPI_ERR_COUNT, "%s: send count %d", fn, sendcount);
         }
     }
     if (r == MPI_SUCCESS && at_root) {
-        r = type_arg(fn, recvtype, &rt);
+        r = mpi_type_check(fn, recvtype, &rt);
         if (r == MPI_SUCCESS) {
             r = layout_check(fn, c, &rl);
         }
@@ -854,14 +849,14 @@ static int scatter(const char *fn, const void *sendbuf, mpi_layout_t sl,
     int at_root = r == MPI_SUCCESS && root == c->rank;
     int in_place = at_root && recvbuf == MPI_IN_PLACE;
     if (r == MPI_SUCCESS && !in_place) {
-        r = type_arg(fn, recvtype, &rt);
+        r = mpi_type_check(fn, recvtype, &rt);
         if (r == MPI_SUCCESS && recvcount < 0) {
             r = mpi_error(MPI_ERR_COUNT, "%s: receive count %d", fn,
                           recvcount);
         }
     }
     if (r == MPI_SUCCESS && at_root) {
-        r = type_arg(fn, sendtype, &st);
+        r = mpi_type_check(fn, sendtype, &st);
         if (r == MPI_SUCCESS) {
             r = layout_check(fn, c, &sl);
         }
@@ -953,7 +948,7 @@ typedef struct {
 static int exchange_type(const char *fn, const MPI_Datatype *types,
                          MPI_Datatype type, int i, const mpi_type_t **t_p)
 {
-    return type_arg(fn, types != NULL ? types[i] : type, t_p);
+    return mpi_type_check(fn, types != NULL ? types[i] : type, t_p);
 }
 
 static char *exchange_slot(const mpi_layout_t *l, const MPI_Datatype *types,
@@ -963,6 +958,31 @@ static char *exchange_slot(const mpi_layout_t *l, const MPI_Datatype *types,
         return (char *)buf + l->displs[i];
     }
     return layout_slot(l, buf, t, i);
+}
+
+/* What goes to rank i, packed now: block i of the data (in place: of the
+ * result buffer), or the one block of an allgather. */
+static const void *exchange_part(const char *fn, mpi_sched_t *s,
+                                 const mpi_exchange_t *x, int i,
+                                 size_t *bytes_p)
+{
+    const mpi_type_t *t;
+    const void *buf;
+    size_t n;
+    if (x->sendbuf == MPI_IN_PLACE) {
+        exchange_type(fn, x->rtypes, x->rtype, i, &t);
+        n = (size_t)layout_count(&x->rl, i);
+        buf = exchange_slot(&x->rl, x->rtypes, x->recvbuf, t, i);
+    } else {
+        exchange_type(fn, x->stypes, x->stype, i, &t);
+        n = (size_t)layout_count(&x->sl, i);
+        buf = x->same_block ? x->sendbuf
+                            : exchange_slot(&x->sl, x->stypes,
+                                            (void *)(uintptr_t)x->sendbuf, t,
+                                            i);
+    }
+    *bytes_p = n * t->size;
+    return mpi_sched_packed(s, t, buf, n);
 }
 
 static int exchange(const char *fn, const mpi_exchange_t *x, MPI_Comm comm,
@@ -998,40 +1018,17 @@ static int exchange(const char *fn, const mpi_exchange_t *x, MPI_Comm comm,
     }
     /* what goes to rank i: packed now (in place: from the result buffer,
      * where this rank's own block is) */
-    const void *same = NULL;
+    /* the same block to everyone (allgather) is packed once */
+    size_t same_bytes = 0;
+    const void *same =
+        x->same_block ? exchange_part(fn, s, x, me, &same_bytes) : NULL;
     for (int i = 0; i < n; i++) {
-        const mpi_type_t *rt, *st;
+        const mpi_type_t *rt;
         exchange_type(fn, x->rtypes, x->rtype, i, &rt);
         size_t rn = (size_t)layout_count(&x->rl, i);
-        const void *part;
-        size_t pbytes;
-        if (in_place) {
-            int k = x->same_block ? me : i;
-            const mpi_type_t *kt;
-            exchange_type(fn, x->rtypes, x->rtype, k, &kt);
-            size_t kn = (size_t)layout_count(&x->rl, k);
-            part = mpi_sched_packed(
-                s, kt, exchange_slot(&x->rl, x->rtypes, x->recvbuf, kt, k),
-                kn);
-            pbytes = kn * kt->size;
-        } else {
-            exchange_type(fn, x->stypes, x->stype, x->same_block ? 0 : i, &st);
-            size_t sn = (size_t)(x->same_block ? x->sl.count
-                                               : layout_count(&x->sl, i));
-            if (x->same_block && same != NULL) {
-                part = same;
-            } else {
-                part = mpi_sched_packed(
-                    s, st,
-                    x->same_block
-                        ? x->sendbuf
-                        : exchange_slot(&x->sl, x->stypes,
-                                        (void *)(uintptr_t)x->sendbuf, st, i),
-                    sn);
-                same = part;
-            }
-            pbytes = sn * st->size;
-        }
+        size_t pbytes = same_bytes;
+        const void *part =
+            x->same_block ? same : exchange_part(fn, s, x, i, &pbytes);
         if (part == NULL) {
             return sched_go(fn, s, request);
         }
@@ -1070,9 +1067,9 @@ static int world_allgather(const char *fn, const void *sendbuf, int sendcount,
                            MPI_Datatype recvtype)
 {
     const mpi_type_t *st = NULL, *rt;
-    int r = type_arg(fn, recvtype, &rt);
+    int r = mpi_type_check(fn, recvtype, &rt);
     if (r == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
-        r = type_arg(fn, sendtype, &st);
+        r = mpi_type_check(fn, sendtype, &st);
     }
     if (r == MPI_SUCCESS && (recvcount < 0 || sendcount < 0)) {
         r = mpi_error(MPI_ERR_COUNT, "%s: a negative count", fn);

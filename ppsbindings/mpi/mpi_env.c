@@ -138,12 +138,7 @@ void mpi_queue_take(mpi_queue_t *q, int src, int tag, char *data, size_t len)
     if (m == NULL) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory to queue a message");
     }
-    m->src = src;
-    m->tag = tag;
-    m->len = len;
-    m->data = data;
-    m->rts = 0;
-    m->rts_id = 0;
+    *m = (mpi_msg_t){.src = src, .tag = tag, .len = len, .data = data};
     mpi_queue_push(q, m);
 }
 
@@ -183,6 +178,7 @@ static int init(const char *fn, int *argc, char ***argv, int level)
     if (pan_init(argc, argv, PAN_ST) != PAN_OK) {
         return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());
     }
+    mpi_types_init();
     mpi->thread_level = level;
     mpi->rank = pan_rank();
     mpi->size = pan_size();

@@ -121,6 +121,23 @@ static int position(const mpi_group_t *g, int w)
     return MPI_UNDEFINED;
 }
 
+int mpi_group_compare(const mpi_group_t *a, const mpi_group_t *b)
+{
+    if (a->size != b->size) {
+        return MPI_UNEQUAL;
+    }
+    int same_order = 1;
+    for (int i = 0; i < a->size; i++) {
+        if (a->world[i] != b->world[i]) {
+            same_order = 0;
+        }
+        if (position(b, a->world[i]) == MPI_UNDEFINED) {
+            return MPI_UNEQUAL;
+        }
+    }
+    return same_order ? MPI_IDENT : MPI_SIMILAR;
+}
+
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     mpi_group_t *g;
@@ -329,21 +346,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     if (r != MPI_SUCCESS) {
         return r;
     }
-    if (a->size != b->size) {
-        *result = MPI_UNEQUAL;
-        return MPI_SUCCESS;
-    }
-    int same_order = 1;
-    for (int i = 0; i < a->size; i++) {
-        if (a->world[i] != b->world[i]) {
-            same_order = 0;
-        }
-        if (position(b, a->world[i]) == MPI_UNDEFINED) {
-            *result = MPI_UNEQUAL;
-            return MPI_SUCCESS;
-        }
-    }
-    *result = same_order ? MPI_IDENT : MPI_SIMILAR;
+    *result = mpi_group_compare(a, b);
     return MPI_SUCCESS;
 }
 

@@ -324,6 +324,8 @@ mpi_group_t *mpi_group_get(MPI_Group group);
 /* A new group of n world ranks (taken), with one reference. */
 mpi_group_t *mpi_group_new(int n, int *world);
 void mpi_group_release(mpi_group_t *g);
+/* MPI_IDENT, MPI_SIMILAR (same members, another order) or MPI_UNEQUAL. */
+int mpi_group_compare(const mpi_group_t *a, const mpi_group_t *b);
 /* A handle for g (which it takes). */
 int mpi_group_handle(const char *fn, mpi_group_t *g, MPI_Group *group);
 void mpi_groups_free(void);

@@ -952,8 +952,8 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 
 /* ---- persistent requests ------------------------------------------------------ */
 
-static int persistent_init(const char *fn, struct lci_mpi_request **req_p,
-                           mpi_req_kind_t kind, mpi_mode_t mode, void *buf,
+static int persistent_init(const char *fn, mpi_req_kind_t kind,
+                           mpi_mode_t mode, void *buf,
                            int count, MPI_Datatype type, int peer, int tag,
                            MPI_Comm comm, MPI_Request *request)
 {
@@ -986,7 +986,6 @@ static int persistent_init(const char *fn, struct lci_mpi_request **req_p,
     req->init.tag = tag;
     c->refs++; /* the communicator stays while the request does */
     req->init.comm = c;
-    *req_p = req;
     *request = req;
     return MPI_SUCCESS;
 }
@@ -994,8 +993,7 @@ static int persistent_init(const char *fn, struct lci_mpi_request **req_p,
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype,
                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct lci_mpi_request *req;
-    return persistent_init("MPI_Send_init", &req, MPI_REQ_SEND,
+    return persistent_init("MPI_Send_init", MPI_REQ_SEND,
                            MPI_MODE_STANDARD, (void *)(uintptr_t)buf, count,
                            datatype, dest, tag, comm, request);
 }
@@ -1003,8 +1001,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype,
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
                     int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct lci_mpi_request *req;
-    return persistent_init("MPI_Ssend_init", &req, MPI_REQ_SEND,
+    return persistent_init("MPI_Ssend_init", MPI_REQ_SEND,
                            MPI_MODE_SYNC, (void *)(uintptr_t)buf, count,
                            datatype, dest, tag, comm, request);
 }
@@ -1012,8 +1009,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
                     int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct lci_mpi_request *req;
-    return persistent_init("MPI_Rsend_init", &req, MPI_REQ_SEND,
+    return persistent_init("MPI_Rsend_init", MPI_REQ_SEND,
                            MPI_MODE_READY, (void *)(uintptr_t)buf, count,
                            datatype, dest, tag, comm, request);
 }
@@ -1021,8 +1017,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
                     int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct lci_mpi_request *req;
-    return persistent_init("MPI_Bsend_init", &req, MPI_REQ_SEND,
+    return persistent_init("MPI_Bsend_init", MPI_REQ_SEND,
                            MPI_MODE_BUFFERED, (void *)(uintptr_t)buf, count,
                            datatype, dest, tag, comm, request);
 }
@@ -1030,8 +1025,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Request *request)
 {
-    struct lci_mpi_request *req;
-    return persistent_init("MPI_Recv_init", &req, MPI_REQ_RECV,
+    return persistent_init("MPI_Recv_init", MPI_REQ_RECV,
                            MPI_MODE_STANDARD, buf, count, datatype, source,
                            tag, comm, request);
 }

@@ -75,10 +75,10 @@ static void define_pair(MPI_Datatype h, const char *name, size_t vsize,
     define_pair(h, #h, sizeof(((struct st *)0)->v), offsetof(struct st, i),   \
                 sizeof(struct st), alignof(struct st))
 
-static void predefined_init(void)
+void mpi_types_init(void)
 {
     if (predefined[MPI_BYTE].committed) {
-        return; /* once per process */
+        return; /* once per process, however many nodes it runs */
     }
     BASIC(MPI_CHAR, char);
     BASIC(MPI_SIGNED_CHAR, signed char);
@@ -121,7 +121,6 @@ static void predefined_init(void)
 
 const mpi_type_t *mpi_type_get(MPI_Datatype type)
 {
-    predefined_init();
     if (type > 0 && type < MPI_TYPE_FIRST_DERIVED) {
         return predefined[type].committed ? &predefined[type] : NULL;
     }

@@ -36,6 +36,9 @@ typedef struct mpi_type {
     const char *name;     /* predefined: its MPI name */
 } mpi_type_t;
 
+/* Fills the table of predefined types (MPI_Init; once per process). */
+void mpi_types_init(void);
+
 /* The type behind a handle, or NULL for one that names no type. */
 const mpi_type_t *mpi_type_get(MPI_Datatype type);
 
