@@ -272,6 +272,14 @@ static int64_t round_no;
 /* Outgoing updates, per node. */
 static uint32_t **outbox;
 static int *outlen;
+
+/* The other nodes in the order this node flushes to them, shuffled anew
+ * before every sweep over the outboxes.  RPCs are synchronous: with one
+ * order for all (me+1, me+2, ...) the callers of a busy owner queue behind
+ * it, leave it one by one and queue again at the next owner, and the whole
+ * cluster walks the owners in step, 63 callers deep (doc/apps.md). */
+static int *flush_order;
+static uint64_t flush_rng;
 static aw_build_stats_t *stats_p;
 
 void aw_build_setup(int batch)
@@ -329,6 +337,11 @@ void aw_build_setup(int batch)
     for (int k = 0; k < nodes; k++) {
         outbox[k] = alloc_or_die((size_t)batch_max * sizeof **outbox);
     }
+    flush_order = alloc_or_die((size_t)nodes * sizeof *flush_order);
+    for (int k = 1; k < nodes; k++) {
+        flush_order[k - 1] = (me + k) % nodes;
+    }
+    flush_rng = 0x9e3779b97f4a7c15ull * (uint64_t)(me + 1);
 }
 
 int64_t aw_build_sum(int64_t x)
@@ -365,6 +378,19 @@ static void part_start(int n, int8_t *const *db)
         part.value[k] = AW_UNKNOWN;
         part.best_exit[k] = (int8_t)best;
         part.open[k] = (uint8_t)internal;
+    }
+}
+
+static void shuffle_order(void)
+{
+    for (int k = nodes - 2; k > 0; k--) {
+        flush_rng ^= flush_rng << 13; /* xorshift64: fixed per node, so */
+        flush_rng ^= flush_rng >> 7;  /* runs stay deterministic */
+        flush_rng ^= flush_rng << 17;
+        int j = (int)(flush_rng % (uint64_t)(k + 1));
+        int tmp = flush_order[k];
+        flush_order[k] = flush_order[j];
+        flush_order[j] = tmp;
     }
 }
 
@@ -413,8 +439,9 @@ static int64_t drain(int t)
             }
         }
         int sent = 0;
-        for (int k = 1; k < nodes; k++) {
-            int dest = (me + k) % nodes; /* not all to node 0 first */
+        shuffle_order();
+        for (int k = 0; k < nodes - 1; k++) {
+            int dest = flush_order[k];
             if (outlen[dest] > 0) {
                 late += flush(dest, t);
                 sent = 1;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 int lci_timeline_on;
+uint64_t lci_timeline_from, lci_timeline_until = UINT64_MAX;
 
 static int timeline_fd = -1;
 static char timeline_buf[1 << 16];
@@ -44,6 +45,13 @@ int lci_timeline_open(void)
     if (path == NULL || path[0] == '\0' || timeline_fd >= 0) {
         return 0;
     }
+    const char *window = getenv(LCI_TIMELINE_WINDOW_ENV);
+    if (window != NULL && window[0] != '\0' &&
+        lci_timeline_window_parse(window, &lci_timeline_from,
+                                  &lci_timeline_until) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
     timeline_fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     if (timeline_fd < 0) {
         return -1;
@@ -72,6 +80,26 @@ void lci_timeline_record(uint32_t node, lci_track_t track, const char *what,
     if (n > 0 && (size_t)n < sizeof timeline_buf - timeline_used) {
         timeline_used += (size_t)n;
     }
+}
+
+int lci_timeline_window_parse(const char *text, uint64_t *from_ns,
+                              uint64_t *until_ns)
+{
+    char *end;
+    errno = 0;
+    double from = strtod(text, &end);
+    if (end == text || *end != ':' || errno != 0) {
+        return -1;
+    }
+    const char *rest = end + 1;
+    double until = strtod(rest, &end);
+    if (end == rest || *end != '\0' || errno != 0 || !(from >= 0) ||
+        !(until > from) || until > 1e12) {
+        return -1;
+    }
+    *from_ns = (uint64_t)(from * 1e6);
+    *until_ns = (uint64_t)(until * 1e6);
+    return 0;
 }
 
 int lci_timeline_create(const char *path, uint32_t nnodes)

@@ -120,6 +120,9 @@ static void usage(FILE *out)
             "as\n"
             "                               trace-event JSON (Perfetto, "
             "chrome://tracing)\n"
+            "  --timeline-window FROM:TO    only the spans between FROM and TO "
+            "ms of\n"
+            "                               virtual time\n"
             "  --list-decomps               list the decompositions and "
             "exit\n"
             "  --help                       this text\n\n"
@@ -424,6 +427,18 @@ int main(int argc, char **argv)
                 return 2;
             }
             *(a[2] == 'n' ? &netns : &udp_addrs) = argv[++i];
+            continue;
+        }
+        if (strcmp(a, "--timeline-window") == 0) {
+            uint64_t from, until;
+            if (i + 1 >= argc ||
+                lci_timeline_window_parse(argv[i + 1], &from, &until) != 0) {
+                fprintf(stderr, "lci-run: --timeline-window expects FROM:TO, "
+                                "milliseconds of virtual time with FROM < TO "
+                                "(e.g. 1200:1210)\n");
+                return 2;
+            }
+            setenv(LCI_TIMELINE_WINDOW_ENV, argv[++i], 1);
             continue;
         }
         if (strcmp(a, "--timeline") == 0) {
