@@ -600,6 +600,79 @@ static void test_timeline_holds_host_and_ni_spans_of_every_node(void)
     e2e_run_free(&r);
 }
 
+/* Reads the spans of a timeline: their count and the first and last
+ * microsecond any of them covers; every span's [ts, ts+dur] is checked
+ * against [lo, hi] (µs) and those outside it are counted in *outside. */
+static long timeline_spans(const char *path, double lo, double hi,
+                           double *first, double *last, long *outside)
+{
+    FILE *f = fopen(path, "r");
+    long n = 0;
+    char line[512];
+
+    *first = 1e300;
+    *last = 0;
+    *outside = 0;
+    if (f == NULL) {
+        return -1;
+    }
+    while (fgets(line, sizeof line, f) != NULL) {
+        const char *ts = strstr(line, "\"ts\":");
+        const char *dur = strstr(line, "\"dur\":");
+        double t, d;
+        if (strstr(line, "\"ph\":\"X\"") == NULL || ts == NULL ||
+            dur == NULL || sscanf(ts, "\"ts\":%lf", &t) != 1 ||
+            sscanf(dur, "\"dur\":%lf", &d) != 1) {
+            continue;
+        }
+        n++;
+        *first = t < *first ? t : *first;
+        *last = t + d > *last ? t + d : *last;
+        if (t >= hi || t + d <= lo) {
+            (*outside)++;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+/* --timeline-window FROM:TO keeps exactly the spans that overlap that
+ * stretch of virtual time; a window that is not FROM < TO is refused. */
+static void test_timeline_window_keeps_only_the_spans_inside_it(void)
+{
+    struct e2e_run r;
+    char path[4096], window[64];
+    double first, last;
+    long outside;
+
+    snprintf(path, sizeof path, "%s/timeline-window-%d.json",
+             e2e_top_builddir, (int)getpid());
+    e2e_run(&r, "-n", "3", "--timeline", path, ALLTOALL, "-k", "20", NULL);
+    int ok = e2e_expect_success(&r);
+    e2e_run_free(&r);
+    long all = timeline_spans(path, 0, 1e300, &first, &last, &outside);
+    CU_ASSERT_FATAL(ok && all > 100);
+
+    /* The middle third of the run, in ms. */
+    double lo = first + (last - first) / 3, hi = first + 2 * (last - first) / 3;
+    snprintf(window, sizeof window, "%.6f:%.6f", lo / 1e3, hi / 1e3);
+    e2e_run(&r, "-n", "3", "--timeline", path, "--timeline-window", window,
+            ALLTOALL, "-k", "20", NULL);
+    ok = e2e_expect_success(&r);
+    e2e_run_free(&r);
+    long kept = timeline_spans(path, lo, hi, &first, &last, &outside);
+    CU_ASSERT(ok);
+    CU_ASSERT(kept > 0);
+    CU_ASSERT(kept < all);
+    CU_ASSERT_EQUAL(outside, 0);
+
+    e2e_run(&r, "-n", "3", "--timeline", path, "--timeline-window", "5:3",
+            ALLTOALL, NULL);
+    e2e_expect_failure(&r, "--timeline-window expects FROM:TO", NULL);
+    e2e_run_free(&r);
+    remove(path);
+}
+
 /* Every node answers each request from inside its upcall while more
  * requests arrive: its send buffers must come back even then (under rxh-mh
  * through the acknowledgements the host takes in during the upcall), with
@@ -765,6 +838,7 @@ static const struct e2e_test delivery_tests[] = {
     T(rxh_mh_polling_receiver_takes_no_clock_interrupts),
     T(rxh_mh_computing_receiver_acks_by_clock_interrupt),
     T(timeline_holds_host_and_ni_spans_of_every_node),
+    T(timeline_window_keeps_only_the_spans_inside_it),
 };
 
 static const struct e2e_test decomp_tests[] = {
