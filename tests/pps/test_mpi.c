@@ -14,6 +14,35 @@
 #define COLL e2e_prog_path("tests/pps/mpi_coll")
 #define CALLS e2e_prog_path("tests/pps/mpi_calls")
 #define COMMS e2e_prog_path("tests/pps/mpi_comms_types")
+#define OSU   e2e_prog_path("bench/mpi_osu")
+
+/* Every pattern of bench/mpi_osu, self-checked (--check), at small sizes
+ * over the eager limit and the packet size, on n ranks with the given
+ * lci-run options (up to four words, NULL-padded). */
+static void osu_all(const char *n, const char *a, const char *b,
+                    const char *c, const char *d)
+{
+    static const char *const p2p[] = {"latency", "bw", "bibw", "mbw_mr"};
+    static const char *const coll[] = {"barrier",   "bcast",   "reduce",
+                                       "allreduce", "gather",  "scatter",
+                                       "allgather", "alltoall"};
+    struct e2e_run r;
+    for (size_t i = 0; i < sizeof p2p / sizeof p2p[0]; i++) {
+        e2e_run(&r, "-n", n, a ? a : "--seed", a ? b : "1",
+                c ? c : "--seed", c ? d : "1", OSU, p2p[i], "--max", "40000",
+                "--iters", "3", "--warmup", "1", "--window", "4", "--check",
+                NULL);
+        CU_ASSERT(e2e_contains(r.out, "32768 "));
+        pps_expect_ok(&r);
+    }
+    for (size_t i = 0; i < sizeof coll / sizeof coll[0]; i++) {
+        e2e_run(&r, "-n", n, a ? a : "--seed", a ? b : "1",
+                c ? c : "--seed", c ? d : "1", OSU, coll[i], "--max", "8192",
+                "--iters", "2", "--warmup", "1", "--check", NULL);
+        CU_ASSERT(e2e_contains(r.out, i == 0 ? "# mpi_osu barrier" : "8192 "));
+        pps_expect_ok(&r);
+    }
+}
 
 static void check_decomp(const char *d, int lossy)
 {
@@ -31,6 +60,7 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "7", "--decomp", d, opt, val, COMMS, NULL);
     pps_expect_ok(&r);
+    osu_all("4", "--decomp", d, opt, val);
 }
 
 PPS_DECOMP_TEST(test_rxno_mni_p2p_and_collectives, "rxno-mni", 0)
@@ -64,6 +94,26 @@ static void test_calls_on_two_ranks_and_the_process_engine(void)
     pps_expect_ok(&r);
 }
 
+static void test_osu_patterns_on_64_nodes_and_live(void)
+{
+    osu_all("64", NULL, NULL, NULL, NULL);
+    osu_all("4", "--platform", "live", "--decomp", "rxno-mni");
+    osu_all("4", "--platform", "live", "--decomp", "rxh-mh");
+}
+
+static void test_osu_refuses_bad_command_lines(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", OSU, "latencyy", NULL);
+    pps_expect_refused(&r, "unknown test");
+    e2e_run(&r, "-n", "2", OSU, "bw", "--window", "0", NULL);
+    pps_expect_refused(&r, "out of range");
+    e2e_run(&r, "-n", "3", OSU, "mbw_mr", NULL);
+    pps_expect_refused(&r, "even number of ranks");
+    e2e_run(&r, "-n", "1", OSU, "latency", NULL);
+    pps_expect_refused(&r, "at least 2 ranks");
+}
+
 static void test_single_rank_runs_everything(void)
 {
     struct e2e_run r;
@@ -87,6 +137,8 @@ int main(void)
         PPS_TEST(collectives_64_nodes_match_serial_results),
         PPS_TEST(single_rank_runs_everything),
         PPS_TEST(calls_on_two_ranks_and_the_process_engine),
+        PPS_TEST(osu_patterns_on_64_nodes_and_live),
+        PPS_TEST(osu_refuses_bad_command_lines),
     };
     return pps_cunit_main("mpi", tests, sizeof tests / sizeof tests[0]);
 }
