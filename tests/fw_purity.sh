@@ -11,7 +11,8 @@
 #   the firmware's environment: lci_platform (the platform's ops table:
 #   events, the trace, waking the host, the wire), lci_sched_fail
 #   (stopping the run), lci_world, lci_decomp_active
-#   lci_timeline_on, lci_timeline_record (the optional timeline)
+#   lci_timeline_on, lci_timeline_from, lci_timeline_until,
+#   lci_timeline_record       (the optional timeline and its window)
 #   memcpy memset memmove memcmp, and their _FORTIFY_SOURCE forms
 #   crc32 crc32_gzip_refl       the packet CRC (zlib or ISA-L), as the NI's
 #                               hardware computes it
@@ -39,7 +40,7 @@ me=fw_purity
 # Calls that break a firmware rule and deserve to be named as such.
 forbidden_re='^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|valloc|memalign|strdup|strndup|printf|fprintf|vfprintf|vprintf|sprintf|snprintf|vsnprintf|vsprintf|puts|fputs|putchar|fputc|fwrite|fread|fopen|fclose|fflush|perror|write|read|open|close|pthread_.*|sem_.*|mtx_.*|cnd_.*|thrd_.*|clock_gettime|gettimeofday|time|clock|nanosleep|usleep|sleep|sched_yield|poll|select|epoll_.*|futex|syscall|abort|exit|_exit|rand|random|srand|getenv|mmap|munmap|sendto|recvfrom|send|recv)$'
 
-allowed_re='^(lci_platform|lci_timeline_on|lci_timeline_record|lci_sched_fail|lci_world|lci_decomp_active|memcpy|memset|memmove|memcmp|__memcpy_chk|__memset_chk|__memmove_chk|crc32|crc32_gzip_refl|__stack_chk_fail|__asan_.*|__ubsan_.*|__sanitizer_.*|_GLOBAL_OFFSET_TABLE_)$'
+allowed_re='^(lci_platform|lci_timeline_on|lci_timeline_from|lci_timeline_until|lci_timeline_record|lci_sched_fail|lci_world|lci_decomp_active|memcpy|memset|memmove|memcmp|__memcpy_chk|__memset_chk|__memmove_chk|crc32|crc32_gzip_refl|__stack_chk_fail|__asan_.*|__ubsan_.*|__sanitizer_.*|_GLOBAL_OFFSET_TABLE_)$'
 
 # check_archive ARCHIVE: prints "object: symbol" for every disallowed
 # undefined symbol; exit status 0 if none, 1 if some, 2 if nm failed.
