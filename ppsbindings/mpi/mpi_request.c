@@ -400,8 +400,15 @@ int mpi_request_wait(const char *fn, struct lci_mpi_request *req)
 static int finish(MPI_Request *request, MPI_Status *status)
 {
     struct lci_mpi_request *req = *request;
-    operation_end(req);
     int err = req->status.MPI_ERROR;
+    if (err != MPI_SUCCESS && req->comm != NULL) {
+        /* A failed request raises its error on its own communicator's
+         * handler (MPI 3.1, 8.3), read before the operation lets go of
+         * the communicator. */
+        mpi->errhandler_now = req->comm->errhandler;
+    }
+    operation_end(req);
+    err = req->status.MPI_ERROR;
     if (status != MPI_STATUS_IGNORE) {
         *status = req->status;
     }
@@ -432,24 +439,31 @@ static int finish_error(const char *fn, int err)
                               : mpi_error(err, "%s: the operation failed", fn);
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait, and the waiting part of the blocking calls (fn names the
+ * call in an error message). */
+static int wait_as(const char *fn, MPI_Request *request, MPI_Status *status)
 {
-    int r = mpi_check_env("MPI_Wait");
+    int r = mpi_check_env(fn);
     if (r != MPI_SUCCESS) {
         return r;
     }
     if (request == NULL) {
-        return mpi_error(MPI_ERR_REQUEST, "MPI_Wait: NULL request");
+        return mpi_error(MPI_ERR_REQUEST, "%s: NULL request", fn);
     }
     if (inactive(*request)) {
         status_empty(status);
         return MPI_SUCCESS;
     }
-    r = mpi_request_wait("MPI_Wait", *request);
+    r = mpi_request_wait(fn, *request);
     if (r != MPI_SUCCESS) {
         return r;
     }
-    return finish_error("MPI_Wait", finish(request, status));
+    return finish_error(fn, finish(request, status));
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    return wait_as("MPI_Wait", request, status);
 }
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -756,7 +770,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     if (r != MPI_SUCCESS) {
         return r;
     }
-    return PMPI_Wait(&req, status);
+    return wait_as("MPI_Recv", &req, status);
 }
 
 int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -4,7 +4,8 @@
  * persistent and cancelled requests, error codes, communicators, groups,
  * attributes, derived datatypes, and every collective (blocking and
  * non-blocking) against results computed alone, on every decomposition,
- * with drops on the retransmitting ones, and on 64 nodes.
+ * with drops on the retransmitting ones, and on 64 nodes; the conformance
+ * suite chapter by chapter and the OSU patterns, simulated and live.
  */
 #include <stdio.h>
 
@@ -15,6 +16,7 @@
 #define CALLS e2e_prog_path("tests/pps/mpi_calls")
 #define COMMS e2e_prog_path("tests/pps/mpi_comms_types")
 #define OSU   e2e_prog_path("bench/mpi_osu")
+#define CONF  e2e_prog_path("tests/pps/mpi_conformance")
 
 /* Every pattern of bench/mpi_osu, self-checked (--check), at small sizes
  * over the eager limit and the packet size, on n ranks with the given
@@ -60,6 +62,8 @@ static void check_decomp(const char *d, int lossy)
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "7", "--decomp", d, opt, val, COMMS, NULL);
     pps_expect_ok(&r);
+    e2e_run(&r, "-n", "5", "--decomp", d, opt, val, CONF, NULL);
+    pps_expect_checked(&r);
     osu_all("4", "--decomp", d, opt, val);
 }
 
@@ -92,6 +96,25 @@ static void test_calls_on_two_ranks_and_the_process_engine(void)
     pps_expect_ok(&r);
     e2e_run(&r, "-n", "3", "--engine", "processes", CALLS, NULL);
     pps_expect_ok(&r);
+}
+
+/* The conformance suite (every chapter) on 2 and 64 ranks, and live on
+ * shared memory and on a lossy UDP wire. */
+static void test_conformance_on_64_ranks_and_live(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "2", CONF, NULL);
+    pps_expect_checked(&r);
+    e2e_run(&r, "-n", "64", CONF, NULL);
+    pps_expect_checked(&r);
+    e2e_run(&r, "--platform", "live", "-n", "4", CONF, NULL);
+    pps_expect_checked(&r);
+    e2e_run(&r, "--platform", "live", "--decomp", "rxh-mh", "-n", "4", CONF,
+            NULL);
+    pps_expect_checked(&r);
+    e2e_run(&r, "--platform", "live", "--wire", "udp", "--decomp", "rxni-mni",
+            "--fault", "drop=0.02,seed=3", "-n", "3", CONF, NULL);
+    pps_expect_checked(&r);
 }
 
 static void test_osu_patterns_on_64_nodes_and_live(void)
@@ -137,6 +160,7 @@ int main(void)
         PPS_TEST(collectives_64_nodes_match_serial_results),
         PPS_TEST(single_rank_runs_everything),
         PPS_TEST(calls_on_two_ranks_and_the_process_engine),
+        PPS_TEST(conformance_on_64_ranks_and_live),
         PPS_TEST(osu_patterns_on_64_nodes_and_live),
         PPS_TEST(osu_refuses_bad_command_lines),
     };
