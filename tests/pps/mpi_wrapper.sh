@@ -3,7 +3,8 @@
 # lci-mpicc, both in one step and through a configure-style compile and
 # link, and runs correctly under lci-run.  Also checks that a call the
 # layer does not offer fails to build with a message instead of
-# misbehaving, and that a tool can wrap MPI_* around PMPI_*.
+# misbehaving, that a tool can wrap MPI_* around PMPI_*, and that an
+# autotools package builds with CC=lci-mpicc ./configure && make.
 set -u
 b=${top_builddir:-.}
 s=${top_srcdir:-.}
@@ -83,4 +84,49 @@ if "$mpicc" --showme:nonsense 2>"$tmp/err"; then
     fail "--showme:nonsense was accepted"
 fi
 grep -q "expected" "$tmp/err" || fail "--showme:nonsense does not say what was expected"
-echo "6 passed, 0 failed"
+# An autotools MPI package configured with CC=lci-mpicc: configure's own
+# checks find the MPI functions, make builds it, and it runs.
+passed=6
+if command -v autoreconf >/dev/null 2>&1; then
+    pkg=$tmp/pkg
+    mkdir -p "$pkg"
+    cat > "$pkg/configure.ac" <<'AC'
+AC_INIT([ring], [1.0])
+AM_INIT_AUTOMAKE([foreign])
+AC_PROG_CC
+AC_CHECK_HEADERS([mpi.h], [], [AC_MSG_ERROR([no mpi.h])])
+AC_CHECK_FUNCS([MPI_Init MPI_Allreduce], [], [AC_MSG_ERROR([no MPI])])
+AC_CONFIG_FILES([Makefile])
+AC_OUTPUT
+AC
+    printf 'bin_PROGRAMS = ring\nring_SOURCES = ring.c\n' > "$pkg/Makefile.am"
+    cat > "$pkg/ring.c" <<'PROG'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+    int rank, size, sum = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        printf("ring: sum %d\n", sum);
+    }
+    MPI_Finalize();
+    return sum == size * (size - 1) / 2 ? 0 : 1;
+}
+PROG
+    (cd "$pkg" && autoreconf -i >"$tmp/ac.log" 2>&1 &&
+        ./configure CC="$mpicc" >>"$tmp/ac.log" 2>&1 &&
+        make >>"$tmp/ac.log" 2>&1) || {
+        tail -20 "$tmp/ac.log"
+        fail "an autotools package did not configure and build with CC=lci-mpicc"
+    }
+    "$b/lci/lci-run" -n 8 "$pkg/ring" | grep -q "ring: sum 28" ||
+        fail "the package built by CC=lci-mpicc ./configure && make did not run"
+    passed=7
+else
+    echo "autoreconf not installed: the autotools package check is skipped"
+fi
+echo "$passed passed, 0 failed"
