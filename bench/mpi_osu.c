@@ -231,7 +231,8 @@ static void run_bandwidth(unsigned char *sbuf, unsigned char *rbuf,
 /* What rank r contributes at element i of a collective's input. */
 static int32_t input(int r, long i)
 {
-    return (int32_t)(r * 1000003 + i * 7 + 1);
+    /* unsigned: it wraps, as the sums of the reductions below do */
+    return (int32_t)((uint32_t)r * 1000003u + (uint32_t)i * 7u + 1u);
 }
 
 static void check_ints(const int32_t *got, long count, int from_rank,
