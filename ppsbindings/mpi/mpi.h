@@ -524,6 +524,26 @@ LCI_MPI_FN(int, MPI_Group_compare,
            (MPI_Group group1, MPI_Group group2, int *result));
 LCI_MPI_FN(int, MPI_Group_free, (MPI_Group *group));
 
+/* ---- process topologies (MPI-3.1 chapter 7): Cartesian ------------------ */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+LCI_MPI_FN(int, MPI_Dims_create, (int nnodes, int ndims, int dims[]));
+LCI_MPI_FN(int, MPI_Cart_create,
+           (MPI_Comm comm_old, int ndims, const int dims[],
+            const int periods[], int reorder, MPI_Comm *comm_cart));
+LCI_MPI_FN(int, MPI_Cartdim_get, (MPI_Comm comm, int *ndims));
+LCI_MPI_FN(int, MPI_Cart_get, (MPI_Comm comm, int maxdims, int dims[],
+                               int periods[], int coords[]));
+LCI_MPI_FN(int, MPI_Cart_rank, (MPI_Comm comm, const int coords[], int *rank));
+LCI_MPI_FN(int, MPI_Cart_coords,
+           (MPI_Comm comm, int rank, int maxdims, int coords[]));
+LCI_MPI_FN(int, MPI_Cart_shift, (MPI_Comm comm, int direction, int disp,
+                                 int *rank_source, int *rank_dest));
+LCI_MPI_FN(int, MPI_Cart_sub,
+           (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm));
+LCI_MPI_FN(int, MPI_Topo_test, (MPI_Comm comm, int *status));
+
 #undef LCI_MPI_FN
 
 /* Parts of the standard this MPI does not offer.  Where the compiler has
@@ -551,9 +571,7 @@ int MPI_File_write(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Comm_spawn(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Intercomm_create(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Intercomm_merge(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
-int MPI_Cart_create(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Graph_create(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
-int MPI_Dims_create(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Type_create_subarray(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Type_create_darray(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Improbe(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;

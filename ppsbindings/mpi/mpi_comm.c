@@ -28,6 +28,7 @@ mpi_comm_t *mpi_comm_get(MPI_Comm comm)
 void mpi_comm_release(mpi_comm_t *c)
 {
     if (--c->refs == 0) {
+        mpi_cart_free(c->cart);
         mpi_group_release(c->group);
         free(c->rank_of);
         free(c);
@@ -267,6 +268,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return mpi_error(MPI_ERR_NO_MEM, "%s: no memory", fn);
     }
     n->errhandler = c->errhandler;
+    n->cart = mpi_cart_copy(c->cart); /* a duplicate keeps the topology */
+    if (c->cart != NULL && n->cart == NULL) {
+        PMPI_Comm_free(newcomm);
+        return mpi_error(MPI_ERR_NO_MEM, "%s: no memory", fn);
+    }
     r = attrs_copy(c, n);
     if (r != MPI_SUCCESS) {
         PMPI_Comm_free(newcomm);

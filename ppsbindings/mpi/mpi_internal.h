@@ -92,6 +92,12 @@ typedef struct mpi_keyval {
     void *extra;
 } mpi_keyval_t;
 
+/* A Cartesian topology (mpi_topo.c): dims[ndims], periods[ndims]. */
+typedef struct mpi_cart {
+    int ndims;
+    int *dims, *periods;
+} mpi_cart_t;
+
 typedef struct mpi_comm {
     int refs;     /* its handle, and requests under way */
     int handle;   /* MPI_COMM_NULL once freed */
@@ -103,6 +109,7 @@ typedef struct mpi_comm {
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
     mpi_attr_t *attrs;
+    mpi_cart_t *cart; /* its Cartesian topology, or NULL */
 } mpi_comm_t;
 
 /* ---- messages and requests --------------------------------------------- */
@@ -319,6 +326,11 @@ mpi_comm_t *mpi_comm_get(MPI_Comm comm);
 int mpi_comms_init(void);
 void mpi_comms_free(void);
 void mpi_comm_release(mpi_comm_t *c);
+
+/* Cartesian topologies (mpi_topo.c): a copy of cart (NULL if cart is NULL
+ * or there is no memory: check cart first), and freeing one. */
+mpi_cart_t *mpi_cart_copy(const mpi_cart_t *cart);
+void mpi_cart_free(mpi_cart_t *cart);
 
 mpi_group_t *mpi_group_get(MPI_Group group);
 /* A new group of n world ranks (taken), with one reference. */

@@ -816,6 +816,146 @@ static void ch6_compare_and_attributes(void)
     CHECK(key == MPI_KEYVAL_INVALID, "free_keyval leaves MPI_KEYVAL_INVALID");
 }
 
+/* ---- chapter 7: process topologies (Cartesian) ----------------------------- */
+
+static void ch7_dims_create(void)
+{
+    int d2[2] = {0, 0}, d3[3] = {0, 0, 0}, fixed[2] = {0, 3}, one[1] = {0};
+    MPI_Dims_create(12, 2, d2);
+    CHECK(d2[0] == 4 && d2[1] == 3, "12 in 2: %d x %d", d2[0], d2[1]);
+    MPI_Dims_create(64, 3, d3);
+    CHECK(d3[0] == 4 && d3[1] == 4 && d3[2] == 4, "64 in 3: %d x %d x %d",
+          d3[0], d3[1], d3[2]);
+    MPI_Dims_create(24, 2, fixed);
+    CHECK(fixed[0] == 8 && fixed[1] == 3, "24 with one fixed at 3: %d x %d",
+          fixed[0], fixed[1]);
+    MPI_Dims_create(7, 1, one);
+    CHECK(one[0] == 7, "7 in 1: %d", one[0]);
+    int d[2] = {0, 0};
+    MPI_Dims_create(size, 2, d);
+    CHECK(d[0] * d[1] == size && d[0] >= d[1], "%d in 2: %d x %d", size,
+          d[0], d[1]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int bad[2] = {5, 0};
+    CHECK(eclass(MPI_Dims_create(12, 2, bad)) == MPI_ERR_DIMS,
+          "12 with a fixed 5");
+    int neg[2] = {-1, 0};
+    CHECK(eclass(MPI_Dims_create(12, 2, neg)) == MPI_ERR_DIMS,
+          "a negative dimension");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* A periodic-by-rows grid of every rank: coordinates and ranks agree,
+ * shifts find the neighbours (MPI_PROC_NULL past a non-periodic edge), a
+ * halo exchange along them carries the right values, and rows are
+ * subcommunicators. */
+static void ch7_cart(void)
+{
+    int dims[2] = {0, 0}, periods[2] = {1, 0};
+    MPI_Dims_create(size, 2, dims);
+    MPI_Comm grid;
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+    CHECK(grid != MPI_COMM_NULL, "every rank is in a full grid");
+    int st = -1, nd = -1, me = -1;
+    MPI_Topo_test(grid, &st);
+    CHECK(st == MPI_CART, "Topo_test of the grid: %d", st);
+    MPI_Topo_test(MPI_COMM_WORLD, &st);
+    CHECK(st == MPI_UNDEFINED, "Topo_test of the world: %d", st);
+    MPI_Cartdim_get(grid, &nd);
+    MPI_Comm_rank(grid, &me);
+    CHECK(nd == 2 && me == rank, "ndims %d, rank %d", nd, me);
+    int ok = 1;
+    for (int r = 0; r < size; r++) {
+        int c[2], back = -1;
+        MPI_Cart_coords(grid, r, 2, c);
+        MPI_Cart_rank(grid, c, &back);
+        ok &= back == r && c[0] == r / dims[1] && c[1] == r % dims[1];
+    }
+    CHECK(ok, "coordinates and ranks agree, row major");
+    int gd[2], gp[2], gc[2];
+    MPI_Cart_get(grid, 2, gd, gp, gc);
+    CHECK(gd[0] == dims[0] && gd[1] == dims[1] && gp[0] == 1 && gp[1] == 0 &&
+              gc[0] == rank / dims[1] && gc[1] == rank % dims[1],
+          "Cart_get");
+    int wrap[2] = {-1, 0}, w = -1;
+    MPI_Cart_rank(grid, wrap, &w);
+    CHECK(w == (dims[0] - 1) * dims[1], "a periodic coordinate of -1 wraps: "
+          "%d", w);
+    int up, down, lft, rgt;
+    MPI_Cart_shift(grid, 0, 1, &up, &down);
+    MPI_Cart_shift(grid, 1, 1, &lft, &rgt);
+    int row = rank / dims[1], col = rank % dims[1];
+    CHECK(down == ((row + 1) % dims[0]) * dims[1] + col &&
+              up == ((row - 1 + dims[0]) % dims[0]) * dims[1] + col,
+          "periodic shift: up %d down %d", up, down);
+    CHECK(rgt == (col + 1 < dims[1] ? rank + 1 : MPI_PROC_NULL) &&
+              lft == (col > 0 ? rank - 1 : MPI_PROC_NULL),
+          "non-periodic shift: left %d right %d", lft, rgt);
+    /* halo: each sends its rank right and receives from the left */
+    int from_left = -2;
+    MPI_Sendrecv(&rank, 1, MPI_INT, rgt, 70, &from_left, 1, MPI_INT, lft, 70,
+                 grid, MPI_STATUS_IGNORE);
+    CHECK(from_left == (lft == MPI_PROC_NULL ? -2 : rank - 1),
+          "halo from the left: %d", from_left);
+    int keep_cols[2] = {0, 1};
+    MPI_Comm rowc;
+    MPI_Cart_sub(grid, keep_cols, &rowc);
+    int rs = -1, rr = -1, rn = -1, sum = -1;
+    MPI_Comm_size(rowc, &rs);
+    MPI_Comm_rank(rowc, &rr);
+    MPI_Cartdim_get(rowc, &rn);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, rowc);
+    int first = row * dims[1];
+    CHECK(rs == dims[1] && rr == col && rn == 1 &&
+              sum == dims[1] * first + dims[1] * (dims[1] - 1) / 2,
+          "a row: size %d rank %d ndims %d sum %d", rs, rr, rn, sum);
+    MPI_Comm dup;
+    MPI_Comm_dup(grid, &dup);
+    MPI_Topo_test(dup, &st);
+    CHECK(st == MPI_CART, "a duplicate keeps the topology");
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&rowc);
+    MPI_Comm_free(&grid);
+}
+
+static void ch7_small_grid_and_errors(void)
+{
+    /* a 1-D ring of all but the last rank: the last gets MPI_COMM_NULL */
+    int n = size - 1, per = 1;
+    MPI_Comm ring;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, &n, &per, 1, &ring);
+    CHECK((rank < n) == (ring != MPI_COMM_NULL), "membership of a grid of %d",
+          n);
+    if (ring != MPI_COMM_NULL) {
+        int src, dst;
+        MPI_Cart_shift(ring, 0, 2, &src, &dst);
+        CHECK(dst == (rank + 2) % n && src == ((rank - 2) % n + n) % n,
+              "shift by 2 on a ring of %d: %d %d", n, src, dst);
+        MPI_Comm_free(&ring);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int big = size + 1, zero = 0, c[1];
+    MPI_Comm g = MPI_COMM_NULL;
+    CHECK(eclass(MPI_Cart_create(MPI_COMM_WORLD, 1, &big, &zero, 0, &g)) ==
+              MPI_ERR_ARG,
+          "a grid larger than the communicator");
+    CHECK(eclass(MPI_Cart_coords(MPI_COMM_WORLD, 0, 1, c)) ==
+              MPI_ERR_TOPOLOGY,
+          "Cart_coords of the world");
+    int line = size;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, &line, &zero, 0, &g);
+    MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
+    int out[1] = {size}, r = -1, s1, s2;
+    CHECK(eclass(MPI_Cart_rank(g, out, &r)) == MPI_ERR_ARG,
+          "a coordinate outside a non-periodic dimension");
+    CHECK(eclass(MPI_Cart_shift(g, 1, 1, &s1, &s2)) == MPI_ERR_DIMS,
+          "a shift along a dimension the grid lacks");
+    CHECK(eclass(MPI_Cart_coords(g, size, 1, c)) == MPI_ERR_RANK,
+          "coordinates of rank %d", size);
+    MPI_Comm_free(&g);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 /* ---- chapter 8: environment ----------------------------------------------- */
 
 static void ch8_environment(void)
@@ -902,12 +1042,14 @@ static const test_t ch5[] = {T(ch5_zero_counts), T(ch5_in_place),
                              T(ch5_errors)};
 static const test_t ch6[] = {T(ch6_split_and_create), T(ch6_groups),
                              T(ch6_compare_and_attributes)};
+static const test_t ch7[] = {T(ch7_dims_create), T(ch7_cart),
+                             T(ch7_small_grid_and_errors)};
 static const test_t ch8[] = {T(ch8_environment)};
 #define CH(n, title, arr) {n, title, arr, sizeof arr / sizeof arr[0]}
 static const chapter_t chapters[] = {
     CH(3, "point to point", ch3), CH(4, "datatypes", ch4),
     CH(5, "collectives", ch5), CH(6, "groups and communicators", ch6),
-    CH(8, "environment", ch8)};
+    CH(7, "process topologies", ch7), CH(8, "environment", ch8)};
 
 int main(int argc, char **argv)
 {
