@@ -359,6 +359,12 @@ LCI_MPI_FN(int, MPI_Type_create_struct,
 LCI_MPI_FN(int, MPI_Type_create_resized,
            (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
             MPI_Datatype *newtype));
+#define MPI_ORDER_C       56
+#define MPI_ORDER_FORTRAN 57
+LCI_MPI_FN(int, MPI_Type_create_subarray,
+           (int ndims, const int array_of_sizes[],
+            const int array_of_subsizes[], const int array_of_starts[],
+            int order, MPI_Datatype oldtype, MPI_Datatype *newtype));
 LCI_MPI_FN(int, MPI_Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype));
 LCI_MPI_FN(int, MPI_Type_commit, (MPI_Datatype *datatype));
 LCI_MPI_FN(int, MPI_Type_free, (MPI_Datatype *datatype));
@@ -572,7 +578,6 @@ int MPI_Comm_spawn(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Intercomm_create(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Intercomm_merge(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Graph_create(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
-int MPI_Type_create_subarray(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Type_create_darray(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Improbe(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;
 int MPI_Mprobe(const void *lci_first, ...) LCI_MPI_NOT_OFFERED;

@@ -453,6 +453,91 @@ static void ch4_mixed_types(void)
     MPI_Type_free(&pair);
 }
 
+/* Subarrays, C and Fortran order, sent to contiguous receives. */
+static void ch4_subarray(void)
+{
+    int a[4 * 6];
+    for (int i = 0; i < 24; i++) {
+        a[i] = rank * 1000 + i;
+    }
+    int sizes[2] = {4, 6}, sub[2] = {2, 3}, starts[2] = {1, 2};
+    MPI_Datatype c, f;
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &c);
+    MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_FORTRAN,
+                             MPI_INT, &f);
+    MPI_Type_commit(&c);
+    MPI_Type_commit(&f);
+    int sz = 0;
+    MPI_Aint lb = -1, ext = 0;
+    MPI_Type_size(c, &sz);
+    MPI_Type_get_extent(c, &lb, &ext);
+    CHECK(sz == 24 && lb == 0 && ext == 96, "C subarray: size %d lb %ld "
+          "extent %ld", sz, (long)lb, (long)ext);
+    int in[6] = {0};
+    MPI_Sendrecv(a, 1, c, right, 45, in, 6, MPI_INT, left, 45, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    static const int want_c[6] = {8, 9, 10, 14, 15, 16};
+    static const int want_f[6] = {9, 10, 13, 14, 17, 18};
+    int ok = 1;
+    for (int i = 0; i < 6; i++) {
+        ok &= in[i] == left * 1000 + want_c[i];
+    }
+    CHECK(ok, "C order: got %d %d ... %d", in[0] - left * 1000,
+          in[1] - left * 1000, in[5] - left * 1000);
+    MPI_Sendrecv(a, 1, f, right, 46, in, 6, MPI_INT, left, 46, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    ok = 1;
+    for (int i = 0; i < 6; i++) {
+        ok &= in[i] == left * 1000 + want_f[i];
+    }
+    CHECK(ok, "Fortran order: got %d %d ... %d", in[0] - left * 1000,
+          in[1] - left * 1000, in[5] - left * 1000);
+    /* two of them: the second block is in the next whole array */
+    int two[48], in12[12];
+    for (int i = 0; i < 48; i++) {
+        two[i] = i;
+    }
+    MPI_Sendrecv(two, 2, c, right, 47, in12, 12, MPI_INT, left, 47,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(in12[0] == 8 && in12[6] == 24 + 8 && in12[11] == 24 + 16,
+          "two subarrays: %d %d %d", in12[0], in12[6], in12[11]);
+    /* a 3-D block, received into the same block of another array */
+    int cube[3 * 4 * 5], got[3 * 4 * 5] = {0};
+    int s3[3] = {3, 4, 5}, b3[3] = {2, 2, 2}, o3[3] = {1, 1, 1};
+    for (int i = 0; i < 60; i++) {
+        cube[i] = rank * 100 + i;
+    }
+    MPI_Datatype t3;
+    MPI_Type_create_subarray(3, s3, b3, o3, MPI_ORDER_C, MPI_INT, &t3);
+    MPI_Type_commit(&t3);
+    MPI_Sendrecv(cube, 1, t3, right, 48, got, 1, t3, left, 48,
+                 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int inside = 0, outside_zero = 1;
+    for (int i = 0; i < 60; i++) {
+        int x = i / 20, y = (i / 5) % 4, z = i % 5;
+        int in_block = x >= 1 && x < 3 && y >= 1 && y < 3 && z >= 1 && z < 3;
+        if (in_block) {
+            inside += got[i] == left * 100 + i;
+        } else {
+            outside_zero &= got[i] == 0;
+        }
+    }
+    CHECK(inside == 8 && outside_zero, "3-D block: %d of 8 in place", inside);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype bad;
+    int big[2] = {5, 3};
+    CHECK(eclass(MPI_Type_create_subarray(2, sizes, big, starts, MPI_ORDER_C,
+                                          MPI_INT, &bad)) == MPI_ERR_ARG,
+          "a subsize larger than the size");
+    CHECK(eclass(MPI_Type_create_subarray(2, sizes, sub, starts, 3, MPI_INT,
+                                          &bad)) == MPI_ERR_ARG,
+          "an order that is neither C nor Fortran");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&c);
+    MPI_Type_free(&f);
+    MPI_Type_free(&t3);
+}
+
 static void ch4_errors(void)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -1034,7 +1119,8 @@ static const test_t ch3[] = {
     T(ch3_null_requests), T(ch3_cancel), T(ch3_synchronous),
     T(ch3_buffered), T(ch3_replace), T(ch3_errors)};
 static const test_t ch4[] = {T(ch4_sizes_and_extents), T(ch4_pack),
-                             T(ch4_mixed_types), T(ch4_errors)};
+                             T(ch4_mixed_types), T(ch4_subarray),
+                             T(ch4_errors)};
 static const test_t ch5[] = {T(ch5_zero_counts), T(ch5_in_place),
                              T(ch5_loc_ties), T(ch5_self),
                              T(ch5_vector_forms),
