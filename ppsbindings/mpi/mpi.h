@@ -473,6 +473,39 @@ LCI_MPI_FN(int, MPI_Ialltoall,
            (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
             void *recvbuf, int recvcount, MPI_Datatype recvtype,
             MPI_Comm comm, MPI_Request *request));
+LCI_MPI_FN(int, MPI_Igatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+            void *recvbuf, const int recvcounts[], const int displs[],
+            MPI_Datatype recvtype, int root, MPI_Comm comm,
+            MPI_Request *request));
+LCI_MPI_FN(int, MPI_Iscatterv,
+           (const void *sendbuf, const int sendcounts[], const int displs[],
+            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+            MPI_Datatype recvtype, int root, MPI_Comm comm,
+            MPI_Request *request));
+LCI_MPI_FN(int, MPI_Iallgatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+            void *recvbuf, const int recvcounts[], const int displs[],
+            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request));
+LCI_MPI_FN(int, MPI_Ialltoallv,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[],
+            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+            MPI_Request *request));
+LCI_MPI_FN(int, MPI_Ireduce_scatter,
+           (const void *sendbuf, void *recvbuf, const int recvcounts[],
+            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+            MPI_Request *request));
+LCI_MPI_FN(int, MPI_Ireduce_scatter_block,
+           (const void *sendbuf, void *recvbuf, int recvcount,
+            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+            MPI_Request *request));
+LCI_MPI_FN(int, MPI_Iscan, (const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            MPI_Request *request));
+LCI_MPI_FN(int, MPI_Iexscan, (const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request));
 LCI_MPI_FN(int, MPI_Op_create,
            (MPI_User_function *user_fn, int commute, MPI_Op *op));
 LCI_MPI_FN(int, MPI_Op_free, (MPI_Op *op));

@@ -535,7 +535,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
  * each rank its part (counts[i] elements). */
 static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                           const int counts[], MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm)
+                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     mpi_comm_t *c;
     const mpi_type_t *t;
@@ -573,7 +573,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
     const void *in = mpi_sched_packed(s, t, mine, (size_t)total);
     char *out = mpi_sched_buf(s, bytes);
     if (in == NULL || out == NULL) {
-        return sched_go(fn, s, NULL);
+        return sched_go(fn, s, request);
     }
     build_reduce(s, in, out, (size_t)total, bytes, 0);
     size_t mybytes = (size_t)counts[c->rank] * t->size;
@@ -596,7 +596,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
             mpi_sched_unpack(s, t, (size_t)counts[c->rank], part, recvbuf);
         }
     }
-    return sched_go(fn, s, NULL);
+    return sched_go(fn, s, request);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
@@ -604,14 +604,27 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                         MPI_Op op, MPI_Comm comm)
 {
     return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts,
-                          datatype, op, comm);
+                          datatype, op, comm, NULL);
 }
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
-                              int recvcount, MPI_Datatype datatype, MPI_Op op,
-                              MPI_Comm comm)
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+                         const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    const char *fn = "MPI_Reduce_scatter_block";
+    int r = check_request("MPI_Ireduce_scatter", request);
+    return r != MPI_SUCCESS
+               ? r
+               : reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf,
+                                recvcounts, datatype, op, comm, request);
+}
+
+/* Reduce-scatter with one count for every rank (the schedule reads the
+ * counts while it is built). */
+static int reduce_scatter_block(const char *fn, const void *sendbuf,
+                                void *recvbuf, int recvcount,
+                                MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Request *request)
+{
     mpi_comm_t *c;
     int r = mpi_check_comm(fn, comm, &c);
     if (r != MPI_SUCCESS) {
@@ -624,15 +637,37 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
     for (int i = 0; i < c->size; i++) {
         counts[i] = recvcount;
     }
-    r = reduce_scatter(fn, sendbuf, recvbuf, counts, datatype, op, comm);
+    r = reduce_scatter(fn, sendbuf, recvbuf, counts, datatype, op, comm,
+                       request);
     free(counts);
     return r;
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
+                              int recvcount, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm)
+{
+    return reduce_scatter_block("MPI_Reduce_scatter_block", sendbuf, recvbuf,
+                                recvcount, datatype, op, comm, NULL);
+}
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                               int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    int r = check_request("MPI_Ireduce_scatter_block", request);
+    return r != MPI_SUCCESS
+               ? r
+               : reduce_scatter_block("MPI_Ireduce_scatter_block", sendbuf,
+                                      recvbuf, recvcount, datatype, op, comm,
+                                      request);
 }
 
 /* Inclusive (ex 0) or exclusive (ex 1) prefix reduction along the chain of
  * ranks: rank r gets x_0 op ... op x_r (x_(r-1) for the exclusive one). */
 static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
-                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int ex)
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, int ex,
+                MPI_Request *request)
 {
     mpi_comm_t *c;
     const mpi_type_t *t;
@@ -654,7 +689,7 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
     const void *in = mpi_sched_packed(s, t, mine, (size_t)count);
     char *acc = mpi_sched_buf(s, bytes), *prev = mpi_sched_buf(s, bytes);
     if (in == NULL || acc == NULL || prev == NULL) {
-        return sched_go(fn, s, NULL);
+        return sched_go(fn, s, request);
     }
     int me = c->rank, n = c->size;
     mpi_sched_copy(s, in, acc, bytes);
@@ -673,19 +708,41 @@ static int scan(const char *fn, const void *sendbuf, void *recvbuf, int count,
     if (!ex) {
         mpi_sched_unpack(s, t, (size_t)count, acc, recvbuf);
     }
-    return sched_go(fn, s, NULL);
+    return sched_go(fn, s, request);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0);
+    return scan("MPI_Scan", sendbuf, recvbuf, count, datatype, op, comm, 0,
+                NULL);
+}
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request)
+{
+    int r = check_request("MPI_Iscan", request);
+    return r != MPI_SUCCESS ? r
+                            : scan("MPI_Iscan", sendbuf, recvbuf, count,
+                                   datatype, op, comm, 0, request);
 }
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1);
+    return scan("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, comm, 1,
+                NULL);
+}
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    int r = check_request("MPI_Iexscan", request);
+    return r != MPI_SUCCESS ? r
+                            : scan("MPI_Iexscan", sendbuf, recvbuf, count,
+                                   datatype, op, comm, 1, request);
 }
 
 /* ---- gather and scatter ----------------------------------------------------- */
@@ -833,6 +890,24 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   recvtype, root, comm, NULL);
 }
 
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int displs[],
+                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    int r = check_request("MPI_Igatherv", request);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (recvcounts == NULL) {
+        static const int none[1];
+        recvcounts = none;
+    }
+    return gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
+                  (mpi_layout_t){.counts = recvcounts, .displs = displs},
+                  recvtype, root, comm, request);
+}
+
 /* Scatter from root: the root packs each rank's block and sends it. */
 static int scatter(const char *fn, const void *sendbuf, mpi_layout_t sl,
                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -926,6 +1001,25 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
     return scatter("MPI_Scatterv", sendbuf,
                    (mpi_layout_t){.counts = sendcounts, .displs = displs},
                    sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
+}
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    int r = check_request("MPI_Iscatterv", request);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    if (sendcounts == NULL) {
+        static const int none[1];
+        sendcounts = none;
+    }
+    return scatter("MPI_Iscatterv", sendbuf,
+                   (mpi_layout_t){.counts = sendcounts, .displs = displs},
+                   sendtype, recvbuf, recvcount, recvtype, root, comm,
+                   request);
 }
 
 /* ---- all-to-all exchanges ------------------------------------------------------ */
@@ -1154,6 +1248,25 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      recvtype, comm, NULL);
 }
 
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    int r = check_request("MPI_Iallgatherv", request);
+    if (r == MPI_SUCCESS && recvcounts == NULL) {
+        r = mpi_error(MPI_ERR_ARG, "MPI_Iallgatherv: NULL counts");
+    }
+    return r != MPI_SUCCESS
+               ? r
+               : allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
+                           recvbuf,
+                           (mpi_layout_t){.counts = recvcounts,
+                                          .displs = displs},
+                           recvtype, comm, request);
+}
+
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm)
@@ -1198,6 +1311,29 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
     return exchange("MPI_Alltoallv", &x, comm, NULL);
 }
 
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    int r = check_request("MPI_Ialltoallv", request);
+    if (r == MPI_SUCCESS &&
+        (recvcounts == NULL || (sendbuf != MPI_IN_PLACE && !sendcounts))) {
+        r = mpi_error(MPI_ERR_ARG, "MPI_Ialltoallv: NULL counts");
+    }
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    mpi_exchange_t x = {.sendbuf = sendbuf,
+                        .sl = {.counts = sendcounts, .displs = sdispls},
+                        .stype = sendtype,
+                        .recvbuf = recvbuf,
+                        .rl = {.counts = recvcounts, .displs = rdispls},
+                        .rtype = recvtype};
+    return exchange("MPI_Ialltoallv", &x, comm, request);
+}
+
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                    const int sdispls[], const MPI_Datatype sendtypes[],
                    void *recvbuf, const int recvcounts[], const int rdispls[],
@@ -1226,8 +1362,16 @@ MPI_ALIAS(MPI_Allreduce);
 MPI_ALIAS(MPI_Iallreduce);
 MPI_ALIAS(MPI_Reduce_scatter);
 MPI_ALIAS(MPI_Reduce_scatter_block);
+MPI_ALIAS(MPI_Ireduce_scatter);
+MPI_ALIAS(MPI_Ireduce_scatter_block);
 MPI_ALIAS(MPI_Scan);
+MPI_ALIAS(MPI_Iscan);
 MPI_ALIAS(MPI_Exscan);
+MPI_ALIAS(MPI_Iexscan);
+MPI_ALIAS(MPI_Igatherv);
+MPI_ALIAS(MPI_Iscatterv);
+MPI_ALIAS(MPI_Iallgatherv);
+MPI_ALIAS(MPI_Ialltoallv);
 MPI_ALIAS(MPI_Gather);
 MPI_ALIAS(MPI_Igather);
 MPI_ALIAS(MPI_Gatherv);

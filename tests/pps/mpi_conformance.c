@@ -754,6 +754,87 @@ static void ch5_nonblocking_out_of_order(void)
     CHECK(b == 77 && t == size - 1, "Ibcast %d, Iallreduce %d", b, t);
 }
 
+/* Every non-blocking v-form, reduce-scatter and scan started together,
+ * completed by one Waitall, and compared with its blocking form. */
+static void ch5_nonblocking_vector_forms(void)
+{
+    int n = size, *cnt = malloc((size_t)n * sizeof *cnt);
+    int *dsp = malloc((size_t)n * sizeof *dsp), total = 0;
+    for (int j = 0; j < n; j++) {
+        cnt[j] = j % 3 + 1;
+        dsp[j] = total;
+        total += cnt[j];
+    }
+    int mine[3] = {rank * 10, rank * 10 + 1, rank * 10 + 2};
+    int *src = malloc((size_t)total * sizeof *src);
+    for (int k = 0; k < total; k++) {
+        src[k] = rank * 1000 + k;
+    }
+    enum { NB = 8 };
+    int *blk[NB], *nbk[NB];
+    for (int i = 0; i < NB; i++) {
+        blk[i] = calloc((size_t)total + 3, sizeof(int));
+        nbk[i] = calloc((size_t)total + 3, sizeof(int));
+    }
+    int mc = cnt[rank], sc = rank % 3 + 1;
+    MPI_Gatherv(mine, sc, MPI_INT, blk[0], cnt, dsp, MPI_INT, 0,
+                MPI_COMM_WORLD);
+    MPI_Scatterv(src, cnt, dsp, MPI_INT, blk[1], mc, MPI_INT, n - 1,
+                 MPI_COMM_WORLD);
+    MPI_Allgatherv(mine, sc, MPI_INT, blk[2], cnt, dsp, MPI_INT,
+                   MPI_COMM_WORLD);
+    int *ones = malloc((size_t)n * sizeof *ones), *od = malloc((size_t)n * sizeof *od);
+    for (int j = 0; j < n; j++) {
+        ones[j] = 1;
+        od[j] = j;
+    }
+    MPI_Alltoallv(src, ones, od, MPI_INT, blk[3], ones, od, MPI_INT,
+                  MPI_COMM_WORLD);
+    MPI_Reduce_scatter(src, blk[4], cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Reduce_scatter_block(src, blk[5], 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Scan(mine, blk[6], 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Exscan(mine, blk[7], 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Request r[NB];
+    MPI_Igatherv(mine, sc, MPI_INT, nbk[0], cnt, dsp, MPI_INT, 0,
+                 MPI_COMM_WORLD, &r[0]);
+    MPI_Iscatterv(src, cnt, dsp, MPI_INT, nbk[1], mc, MPI_INT, n - 1,
+                  MPI_COMM_WORLD, &r[1]);
+    MPI_Iallgatherv(mine, sc, MPI_INT, nbk[2], cnt, dsp, MPI_INT,
+                    MPI_COMM_WORLD, &r[2]);
+    MPI_Ialltoallv(src, ones, od, MPI_INT, nbk[3], ones, od, MPI_INT,
+                   MPI_COMM_WORLD, &r[3]);
+    MPI_Ireduce_scatter(src, nbk[4], cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                        &r[4]);
+    MPI_Ireduce_scatter_block(src, nbk[5], 1, MPI_INT, MPI_MAX,
+                              MPI_COMM_WORLD, &r[5]);
+    MPI_Iscan(mine, nbk[6], 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[6]);
+    MPI_Iexscan(mine, nbk[7], 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[7]);
+    MPI_Waitall(NB, r, MPI_STATUSES_IGNORE);
+    static const char *const names[NB] = {
+        "Igatherv",          "Iscatterv",          "Iallgatherv",
+        "Ialltoallv",        "Ireduce_scatter",    "Ireduce_scatter_block",
+        "Iscan",             "Iexscan"};
+    for (int i = 0; i < NB; i++) {
+        int same = 1;
+        int upto = i == 7 && rank == 0 ? 0 : total + 3; /* exscan: rank 0 */
+        for (int k = 0; k < upto; k++) {
+            same &= blk[i][k] == nbk[i][k];
+        }
+        CHECK(same, "%s differs from its blocking form", names[i]);
+    }
+    CHECK(blk[2][dsp[n - 1]] == (n - 1) * 10, "Allgatherv placed the last "
+          "rank's block: %d", blk[2][dsp[n - 1]]);
+    for (int i = 0; i < NB; i++) {
+        free(blk[i]);
+        free(nbk[i]);
+    }
+    free(cnt);
+    free(dsp);
+    free(src);
+    free(ones);
+    free(od);
+}
+
 static void ch5_errors(void)
 {
     int x = 0, y = 0;
@@ -1125,6 +1206,7 @@ static const test_t ch5[] = {T(ch5_zero_counts), T(ch5_in_place),
                              T(ch5_loc_ties), T(ch5_self),
                              T(ch5_vector_forms),
                              T(ch5_nonblocking_out_of_order),
+                             T(ch5_nonblocking_vector_forms),
                              T(ch5_errors)};
 static const test_t ch6[] = {T(ch6_split_and_create), T(ch6_groups),
                              T(ch6_compare_and_attributes)};
