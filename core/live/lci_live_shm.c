@@ -8,6 +8,7 @@
  * it.  Only a receiver that is blocked costs its sender a futex wake.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lci_live.h"
@@ -32,6 +33,22 @@ static unsigned char *slot(lci_fabric_t *f, shm_ring_t *r, uint64_t i)
     return (unsigned char *)(r + 1) + (i % f->nslots) * f->slot_bytes;
 }
 
+/* The sender's copy of each ring's head (in L->wire_state), read from
+ * the ring only when the ring looks full: the receiver writes the head
+ * after every packet, and reading it on every send costs the sender a
+ * cache-line transfer per packet.  A stale copy is never ahead of the
+ * real head, so it can only make a free slot look taken. */
+static int ring_full(lci_live_t *L, shm_ring_t *r, uint32_t dst, uint64_t t)
+{
+    uint64_t *seen = L->wire_state;
+    if (t - seen[dst] < L->fabric->nslots) {
+        return 0;
+    }
+    /* Acquire: the receiver is done with the slots before we reuse them. */
+    seen[dst] = atomic_load_explicit(&r->head, memory_order_acquire);
+    return t - seen[dst] >= L->fabric->nslots;
+}
+
 static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
 {
     if (L->fabric == NULL ||
@@ -42,6 +59,11 @@ static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
                  "the shared-memory wire needs the fabric lci-run creates; "
                  "start the program with lci-run --platform live");
         return LCI_ERR_PLATFORM;
+    }
+    L->wire_state = calloc(L->size, sizeof(uint64_t));
+    if (L->wire_state == NULL) {
+        snprintf(err, errlen, "out of memory");
+        return LCI_ERR_NOMEM;
     }
     return LCI_OK;
 }
@@ -56,9 +78,7 @@ static int shm_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
         return 0; /* nobody there: the packet is lost, as on a network */
     }
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    /* Acquire: the receiver is done with the slot before we reuse it. */
-    if (t - atomic_load_explicit(&r->head, memory_order_acquire) >= f->nslots ||
-        bytes + 8 > f->slot_bytes) {
+    if (ring_full(L, r, dst, t) || bytes + 8 > f->slot_bytes) {
         return -1;
     }
     unsigned char *s = slot(f, r, t);
@@ -75,8 +95,7 @@ static unsigned char *shm_reserve(lci_live_t *L, uint32_t dst, uint32_t bytes)
     lci_fabric_t *f = L->fabric;
     shm_ring_t *r = ring(f, L->rank, dst);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (t - atomic_load_explicit(&r->head, memory_order_acquire) >= f->nslots ||
-        bytes + 8 > f->slot_bytes ||
+    if (ring_full(L, r, dst, t) || bytes + 8 > f->slot_bytes ||
         atomic_load_explicit(&lci_fabric_node(f, dst)->dead,
                              memory_order_relaxed)) {
         return NULL; /* shm_send decides */
