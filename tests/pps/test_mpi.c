@@ -125,8 +125,11 @@ static void test_conformance_on_64_ranks_and_live(void)
 static void test_osu_patterns_on_64_nodes_and_live(void)
 {
     osu_all("64", NULL, NULL, NULL, NULL);
-    osu_all("4", "--platform", "live", "--decomp", "rxno-mni");
-    osu_all("4", "--platform", "live", "--decomp", "rxh-mh");
+    for (size_t i = 0; i < E2E_NDECOMPS; i++) {
+        if (e2e_offered(e2e_decomps[i])) {
+            osu_all("4", "--platform", "live", "--decomp", e2e_decomps[i]);
+        }
+    }
 }
 
 static void test_osu_refuses_bad_command_lines(void)
