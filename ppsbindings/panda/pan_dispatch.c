@@ -9,12 +9,29 @@
 
 #include "pan_internal.h"
 
-void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf, int placed)
+pan_delivery_t *pan_delivery_new(void)
 {
-    pan_delivery_t *d = malloc(sizeof *d);
+    pan_delivery_t *d = pan->spare;
+    if (d != NULL) {
+        pan->spare = d->next;
+        return d;
+    }
+    d = malloc(sizeof *d);
     if (d == NULL) {
         lci_abort(1, "Panda: no memory to queue a message");
     }
+    return d;
+}
+
+void pan_delivery_free(pan_delivery_t *d)
+{
+    d->next = pan->spare;
+    pan->spare = d;
+}
+
+void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf, int placed)
+{
+    pan_delivery_t *d = pan_delivery_new();
     d->next = NULL;
     d->hdr = *hdr;
     d->src = src;
@@ -103,7 +120,7 @@ int pan_dispatch(void)
         if (!d->placed) {
             free(d->buf);
         }
-        free(d);
+        pan_delivery_free(d);
         n++;
     }
     if (n > 0) {
@@ -124,6 +141,11 @@ void pan_dispatch_fini(void)
         free(d);
     }
     pan->dq_tail = &pan->dq_head;
+    while (pan->spare != NULL) {
+        pan_delivery_t *d = pan->spare;
+        pan->spare = d->next;
+        free(d);
+    }
 }
 
 int pan_block_until(struct pan_cond *cond, int (*done)(void *), void *arg)

@@ -113,6 +113,7 @@ struct pan_state {
     lci_rpacket_t **unkept; /* taken in inside LCI's upcall, to release */
     int nunkept, unkept_cap;
     pan_delivery_t *dq_head, **dq_tail;
+    pan_delivery_t *spare; /* delivery records to reuse (pan_delivery_new) */
     uint64_t handled; /* handlers run so far */
     /* RPC */
     uint64_t next_call;
@@ -161,6 +162,12 @@ void pan_reasm_retry(void);
 /* pan_dispatch.c: complete messages to their handlers. */
 void pan_complete(const pan_wire_hdr_t *hdr, int src, char *buf);
 void pan_complete_placed(const pan_wire_hdr_t *hdr, int src, char *buf);
+/* A delivery record, reused from those handled before (no allocation per
+ * message once the queue has run at its usual depth); aborts when out of
+ * memory.  pan_delivery_free gives one back. */
+pan_delivery_t *pan_delivery_new(void);
+void pan_delivery_free(pan_delivery_t *d);
+
 void pan_enqueue(const pan_wire_hdr_t *hdr, int src, char *buf, int placed);
 int pan_dispatch(void);
 int pan_block_until(struct pan_cond *cond, int (*done)(void *), void *arg);

@@ -26,10 +26,7 @@ void pan_obcast_arrived(const pan_wire_hdr_t *hdr, int src, char *buf)
     if (hdr->tag < pan->next_seq) {
         lci_abort(1, "Panda: a totally-ordered broadcast arrived twice");
     }
-    pan_delivery_t *d = malloc(sizeof *d);
-    if (d == NULL) {
-        lci_abort(1, "Panda: no memory to hold back a broadcast");
-    }
+    pan_delivery_t *d = pan_delivery_new();
     d->hdr = *hdr;
     d->src = src;
     d->buf = buf;
