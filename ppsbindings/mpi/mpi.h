@@ -492,6 +492,12 @@ LCI_MPI_FN(int, MPI_Ialltoallv,
             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
             MPI_Request *request));
+LCI_MPI_FN(int, MPI_Ialltoallw,
+           (const void *sendbuf, const int sendcounts[], const int sdispls[],
+            const MPI_Datatype sendtypes[], void *recvbuf,
+            const int recvcounts[], const int rdispls[],
+            const MPI_Datatype recvtypes[], MPI_Comm comm,
+            MPI_Request *request));
 LCI_MPI_FN(int, MPI_Ireduce_scatter,
            (const void *sendbuf, void *recvbuf, const int recvcounts[],
             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,

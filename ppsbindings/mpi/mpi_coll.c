@@ -1352,6 +1352,30 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
     return exchange("MPI_Alltoallw", &x, comm, NULL);
 }
 
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    int r = check_request("MPI_Ialltoallw", request);
+    if (r == MPI_SUCCESS &&
+        (recvcounts == NULL || recvtypes == NULL ||
+         (sendbuf != MPI_IN_PLACE && (sendcounts == NULL || !sendtypes)))) {
+        r = mpi_error(MPI_ERR_ARG, "MPI_Ialltoallw: NULL counts or types");
+    }
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    mpi_exchange_t x = {.sendbuf = sendbuf,
+                        .sl = {.counts = sendcounts, .displs = sdispls},
+                        .stypes = sendtypes,
+                        .recvbuf = recvbuf,
+                        .rl = {.counts = recvcounts, .displs = rdispls},
+                        .rtypes = recvtypes};
+    return exchange("MPI_Ialltoallw", &x, comm, request);
+}
+
 MPI_ALIAS(MPI_Barrier);
 MPI_ALIAS(MPI_Ibarrier);
 MPI_ALIAS(MPI_Bcast);
@@ -1372,6 +1396,7 @@ MPI_ALIAS(MPI_Igatherv);
 MPI_ALIAS(MPI_Iscatterv);
 MPI_ALIAS(MPI_Iallgatherv);
 MPI_ALIAS(MPI_Ialltoallv);
+MPI_ALIAS(MPI_Ialltoallw);
 MPI_ALIAS(MPI_Gather);
 MPI_ALIAS(MPI_Igather);
 MPI_ALIAS(MPI_Gatherv);

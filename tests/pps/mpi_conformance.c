@@ -803,6 +803,17 @@ static void ch5_nonblocking_vector_forms(void)
                     MPI_COMM_WORLD, &r[2]);
     MPI_Ialltoallv(src, ones, od, MPI_INT, nbk[3], ones, od, MPI_INT,
                    MPI_COMM_WORLD, &r[3]);
+    /* the same exchange as alltoallw: byte displacements, a type each */
+    int *bd = malloc((size_t)n * sizeof *bd);
+    MPI_Datatype *ty = malloc((size_t)n * sizeof *ty);
+    int *w_out = calloc((size_t)n, sizeof *w_out);
+    for (int j = 0; j < n; j++) {
+        bd[j] = j * (int)sizeof(int);
+        ty[j] = MPI_INT;
+    }
+    MPI_Request rw;
+    MPI_Ialltoallw(src, ones, bd, ty, w_out, ones, bd, ty, MPI_COMM_WORLD,
+                   &rw);
     MPI_Ireduce_scatter(src, nbk[4], cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
                         &r[4]);
     MPI_Ireduce_scatter_block(src, nbk[5], 1, MPI_INT, MPI_MAX,
@@ -810,6 +821,15 @@ static void ch5_nonblocking_vector_forms(void)
     MPI_Iscan(mine, nbk[6], 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[6]);
     MPI_Iexscan(mine, nbk[7], 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[7]);
     MPI_Waitall(NB, r, MPI_STATUSES_IGNORE);
+    MPI_Wait(&rw, MPI_STATUS_IGNORE);
+    int wsame = 1;
+    for (int j = 0; j < n; j++) {
+        wsame &= w_out[j] == blk[3][j];
+    }
+    CHECK(wsame, "Ialltoallw differs from Alltoallv");
+    free(bd);
+    free(ty);
+    free(w_out);
     static const char *const names[NB] = {
         "Igatherv",          "Iscatterv",          "Iallgatherv",
         "Ialltoallv",        "Ireduce_scatter",    "Ireduce_scatter_block",
