@@ -876,18 +876,22 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                         comm, request);
 }
 
+/* The per-rank layout of a v-form's root side: only the root reads the
+ * counts, so the others may pass NULL. */
+static mpi_layout_t root_layout(const int counts[], const int displs[])
+{
+    static const int none[1];
+    return (mpi_layout_t){.counts = counts != NULL ? counts : none,
+                          .displs = displs};
+}
+
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, const int recvcounts[], const int displs[],
                  MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    if (recvcounts == NULL) {
-        /* only the root reads them; others may pass NULL */
-        static const int none[1];
-        recvcounts = none;
-    }
     return gather("MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
-                  (mpi_layout_t){.counts = recvcounts, .displs = displs},
-                  recvtype, root, comm, NULL);
+                  root_layout(recvcounts, displs), recvtype, root, comm,
+                  NULL);
 }
 
 int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -896,16 +900,11 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   MPI_Request *request)
 {
     int r = check_request("MPI_Igatherv", request);
-    if (r != MPI_SUCCESS) {
-        return r;
-    }
-    if (recvcounts == NULL) {
-        static const int none[1];
-        recvcounts = none;
-    }
-    return gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
-                  (mpi_layout_t){.counts = recvcounts, .displs = displs},
-                  recvtype, root, comm, request);
+    return r != MPI_SUCCESS
+               ? r
+               : gather("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf,
+                        root_layout(recvcounts, displs), recvtype, root, comm,
+                        request);
 }
 
 /* Scatter from root: the root packs each rank's block and sends it. */
@@ -994,12 +993,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
                   int recvcount, MPI_Datatype recvtype, int root,
                   MPI_Comm comm)
 {
-    if (sendcounts == NULL) {
-        static const int none[1];
-        sendcounts = none;
-    }
-    return scatter("MPI_Scatterv", sendbuf,
-                   (mpi_layout_t){.counts = sendcounts, .displs = displs},
+    return scatter("MPI_Scatterv", sendbuf, root_layout(sendcounts, displs),
                    sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
 }
 
@@ -1009,17 +1003,11 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
                    MPI_Comm comm, MPI_Request *request)
 {
     int r = check_request("MPI_Iscatterv", request);
-    if (r != MPI_SUCCESS) {
-        return r;
-    }
-    if (sendcounts == NULL) {
-        static const int none[1];
-        sendcounts = none;
-    }
-    return scatter("MPI_Iscatterv", sendbuf,
-                   (mpi_layout_t){.counts = sendcounts, .displs = displs},
-                   sendtype, recvbuf, recvcount, recvtype, root, comm,
-                   request);
+    return r != MPI_SUCCESS
+               ? r
+               : scatter("MPI_Iscatterv", sendbuf,
+                         root_layout(sendcounts, displs), sendtype, recvbuf,
+                         recvcount, recvtype, root, comm, request);
 }
 
 /* ---- all-to-all exchanges ------------------------------------------------------ */
@@ -1236,16 +1224,27 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            recvtype, comm, request);
 }
 
+/* MPI_Allgatherv and its non-blocking form (request NULL: blocking). */
+static int allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    if (recvcounts == NULL) {
+        return mpi_error(MPI_ERR_ARG, "%s: NULL counts", fn);
+    }
+    return allgather(fn, sendbuf, sendcount, sendtype, recvbuf,
+                     (mpi_layout_t){.counts = recvcounts, .displs = displs},
+                     recvtype, comm, request);
+}
+
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (recvcounts == NULL) {
-        return mpi_error(MPI_ERR_ARG, "MPI_Allgatherv: NULL counts");
-    }
-    return allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                     (mpi_layout_t){.counts = recvcounts, .displs = displs},
-                     recvtype, comm, NULL);
+    return allgatherv("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                      recvcounts, displs, recvtype, comm, NULL);
 }
 
 int PMPI_Iallgatherv(const void *sendbuf, int sendcount,
@@ -1255,16 +1254,11 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount,
                      MPI_Request *request)
 {
     int r = check_request("MPI_Iallgatherv", request);
-    if (r == MPI_SUCCESS && recvcounts == NULL) {
-        r = mpi_error(MPI_ERR_ARG, "MPI_Iallgatherv: NULL counts");
-    }
     return r != MPI_SUCCESS
                ? r
-               : allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
-                           recvbuf,
-                           (mpi_layout_t){.counts = recvcounts,
-                                          .displs = displs},
-                           recvtype, comm, request);
+               : allgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype,
+                            recvbuf, recvcounts, displs, recvtype, comm,
+                            request);
 }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -1294,21 +1288,41 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return r != MPI_SUCCESS ? r : exchange("MPI_Ialltoall", &x, comm, request);
 }
 
+/* MPI_Alltoallv and MPI_Alltoallw (one type, or a type per peer in
+ * stypes/rtypes), blocking (request NULL) or not. */
+static int alltoall_vw(const char *fn, const void *sendbuf,
+                       const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, const MPI_Datatype sendtypes[],
+                       void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype,
+                       const MPI_Datatype recvtypes[], int typed,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    if (recvcounts == NULL || (typed && recvtypes == NULL) ||
+        (sendbuf != MPI_IN_PLACE &&
+         (sendcounts == NULL || (typed && sendtypes == NULL)))) {
+        return mpi_error(MPI_ERR_ARG, "%s: NULL counts%s", fn,
+                         typed ? " or types" : "");
+    }
+    mpi_exchange_t x = {.sendbuf = sendbuf,
+                        .sl = {.counts = sendcounts, .displs = sdispls},
+                        .stype = sendtype,
+                        .stypes = sendtypes,
+                        .recvbuf = recvbuf,
+                        .rl = {.counts = recvcounts, .displs = rdispls},
+                        .rtype = recvtype,
+                        .rtypes = recvtypes};
+    return exchange(fn, &x, comm, request);
+}
+
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int rdispls[],
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    if (recvcounts == NULL || (sendbuf != MPI_IN_PLACE && sendcounts == NULL)) {
-        return mpi_error(MPI_ERR_ARG, "MPI_Alltoallv: NULL counts");
-    }
-    mpi_exchange_t x = {.sendbuf = sendbuf,
-                        .sl = {.counts = sendcounts, .displs = sdispls},
-                        .stype = sendtype,
-                        .recvbuf = recvbuf,
-                        .rl = {.counts = recvcounts, .displs = rdispls},
-                        .rtype = recvtype};
-    return exchange("MPI_Alltoallv", &x, comm, NULL);
+    return alltoall_vw("MPI_Alltoallv", sendbuf, sendcounts, sdispls,
+                       sendtype, NULL, recvbuf, recvcounts, rdispls, recvtype,
+                       NULL, 0, comm, NULL);
 }
 
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
@@ -1318,20 +1332,11 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
                     MPI_Request *request)
 {
     int r = check_request("MPI_Ialltoallv", request);
-    if (r == MPI_SUCCESS &&
-        (recvcounts == NULL || (sendbuf != MPI_IN_PLACE && !sendcounts))) {
-        r = mpi_error(MPI_ERR_ARG, "MPI_Ialltoallv: NULL counts");
-    }
-    if (r != MPI_SUCCESS) {
-        return r;
-    }
-    mpi_exchange_t x = {.sendbuf = sendbuf,
-                        .sl = {.counts = sendcounts, .displs = sdispls},
-                        .stype = sendtype,
-                        .recvbuf = recvbuf,
-                        .rl = {.counts = recvcounts, .displs = rdispls},
-                        .rtype = recvtype};
-    return exchange("MPI_Ialltoallv", &x, comm, request);
+    return r != MPI_SUCCESS
+               ? r
+               : alltoall_vw("MPI_Ialltoallv", sendbuf, sendcounts, sdispls,
+                             sendtype, NULL, recvbuf, recvcounts, rdispls,
+                             recvtype, NULL, 0, comm, request);
 }
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
@@ -1339,17 +1344,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                    void *recvbuf, const int recvcounts[], const int rdispls[],
                    const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    if (recvcounts == NULL || recvtypes == NULL ||
-        (sendbuf != MPI_IN_PLACE && (sendcounts == NULL || !sendtypes))) {
-        return mpi_error(MPI_ERR_ARG, "MPI_Alltoallw: NULL counts or types");
-    }
-    mpi_exchange_t x = {.sendbuf = sendbuf,
-                        .sl = {.counts = sendcounts, .displs = sdispls},
-                        .stypes = sendtypes,
-                        .recvbuf = recvbuf,
-                        .rl = {.counts = recvcounts, .displs = rdispls},
-                        .rtypes = recvtypes};
-    return exchange("MPI_Alltoallw", &x, comm, NULL);
+    return alltoall_vw("MPI_Alltoallw", sendbuf, sendcounts, sdispls,
+                       MPI_DATATYPE_NULL, sendtypes, recvbuf, recvcounts,
+                       rdispls, MPI_DATATYPE_NULL, recvtypes, 1, comm, NULL);
 }
 
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
@@ -1359,21 +1356,12 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
                     MPI_Request *request)
 {
     int r = check_request("MPI_Ialltoallw", request);
-    if (r == MPI_SUCCESS &&
-        (recvcounts == NULL || recvtypes == NULL ||
-         (sendbuf != MPI_IN_PLACE && (sendcounts == NULL || !sendtypes)))) {
-        r = mpi_error(MPI_ERR_ARG, "MPI_Ialltoallw: NULL counts or types");
-    }
-    if (r != MPI_SUCCESS) {
-        return r;
-    }
-    mpi_exchange_t x = {.sendbuf = sendbuf,
-                        .sl = {.counts = sendcounts, .displs = sdispls},
-                        .stypes = sendtypes,
-                        .recvbuf = recvbuf,
-                        .rl = {.counts = recvcounts, .displs = rdispls},
-                        .rtypes = recvtypes};
-    return exchange("MPI_Ialltoallw", &x, comm, request);
+    return r != MPI_SUCCESS
+               ? r
+               : alltoall_vw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls,
+                             MPI_DATATYPE_NULL, sendtypes, recvbuf,
+                             recvcounts, rdispls, MPI_DATATYPE_NULL,
+                             recvtypes, 1, comm, request);
 }
 
 MPI_ALIAS(MPI_Barrier);

@@ -10,24 +10,30 @@
 
 #include "mpi_internal.h"
 
+/* A grid of ndims dimensions (periods as 0 or 1); NULL if out of memory. */
+static mpi_cart_t *cart_new(int ndims, const int dims[], const int periods[])
+{
+    mpi_cart_t *c = malloc(sizeof *c);
+    size_t n = (size_t)(ndims > 0 ? ndims : 1);
+    int *d = malloc(n * sizeof *d), *p = malloc(n * sizeof *p);
+    if (c == NULL || d == NULL || p == NULL) {
+        free(c);
+        free(d);
+        free(p);
+        return NULL;
+    }
+    for (int i = 0; i < ndims; i++) {
+        d[i] = dims[i];
+        p[i] = periods[i] != 0;
+    }
+    *c = (mpi_cart_t){.ndims = ndims, .dims = d, .periods = p};
+    return c;
+}
+
 mpi_cart_t *mpi_cart_copy(const mpi_cart_t *cart)
 {
-    if (cart == NULL) {
-        return NULL;
-    }
-    mpi_cart_t *c = malloc(sizeof *c);
-    size_t n = (size_t)(cart->ndims > 0 ? cart->ndims : 1);
-    int *dims = malloc(n * sizeof *dims), *periods = malloc(n * sizeof *periods);
-    if (c == NULL || dims == NULL || periods == NULL) {
-        free(c);
-        free(dims);
-        free(periods);
-        return NULL;
-    }
-    memcpy(dims, cart->dims, (size_t)cart->ndims * sizeof *dims);
-    memcpy(periods, cart->periods, (size_t)cart->ndims * sizeof *periods);
-    *c = (mpi_cart_t){.ndims = cart->ndims, .dims = dims, .periods = periods};
-    return c;
+    return cart != NULL ? cart_new(cart->ndims, cart->dims, cart->periods)
+                        : NULL;
 }
 
 void mpi_cart_free(mpi_cart_t *cart)
@@ -135,24 +141,19 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 
 /* ---- making grids --------------------------------------------------------- */
 
-/* Gives the communicator *newcomm (if any) the grid ndims, dims, periods. */
-static int attach(const char *fn, MPI_Comm *newcomm, int ndims,
-                  const int dims[], const int periods[])
+/* Gives the communicator *newcomm the grid (which it takes), or frees the
+ * grid when this rank got no communicator. */
+static int attach(const char *fn, MPI_Comm *newcomm, mpi_cart_t *grid)
 {
     if (*newcomm == MPI_COMM_NULL) {
+        mpi_cart_free(grid);
         return MPI_SUCCESS;
     }
-    mpi_cart_t grid = {.ndims = ndims, .dims = (int *)dims,
-                       .periods = (int *)periods};
-    mpi_comm_t *c = mpi_comm_get(*newcomm);
-    c->cart = mpi_cart_copy(&grid);
-    if (c->cart == NULL) {
+    if (grid == NULL) {
         PMPI_Comm_free(newcomm);
         return mpi_error(MPI_ERR_NO_MEM, "%s: no memory", fn);
     }
-    for (int i = 0; i < ndims; i++) {
-        c->cart->periods[i] = periods[i] != 0;
-    }
+    mpi_comm_get(*newcomm)->cart = grid;
     return MPI_SUCCESS;
 }
 
@@ -192,7 +193,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[],
     if (r != MPI_SUCCESS) {
         return r;
     }
-    return attach(fn, comm_cart, ndims, dims, periods);
+    return attach(fn, comm_cart, cart_new(ndims, dims, periods));
 }
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
@@ -208,18 +209,10 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
         return r;
     }
     const mpi_cart_t *g = c->cart;
-    int n = g->ndims, kept = 0;
-    int *dims = malloc((size_t)(n > 0 ? n : 1) * sizeof *dims);
-    int *periods = malloc((size_t)(n > 0 ? n : 1) * sizeof *periods);
-    if (dims == NULL || periods == NULL) {
-        free(dims);
-        free(periods);
-        return mpi_error(MPI_ERR_NO_MEM, "%s: no memory", fn);
-    }
     /* Ranks that agree on the dropped coordinates share a subgrid; row
      * major order of the kept ones is the order of the old ranks. */
     int color = 0, rest = c->rank;
-    for (int i = n - 1, stride = 1; i >= 0; i--) {
+    for (int i = g->ndims - 1, stride = 1; i >= 0; i--) {
         int coord = rest % g->dims[i];
         rest /= g->dims[i];
         if (!remain_dims[i]) {
@@ -227,20 +220,24 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             stride *= g->dims[i];
         }
     }
-    for (int i = 0; i < n; i++) {
-        if (remain_dims[i]) {
-            dims[kept] = g->dims[i];
-            periods[kept] = g->periods[i];
-            kept++;
-        }
-    }
     r = PMPI_Comm_split(comm, color, c->rank, newcomm);
-    if (r == MPI_SUCCESS) {
-        r = attach(fn, newcomm, kept, dims, periods);
+    if (r != MPI_SUCCESS) {
+        return r;
     }
-    free(dims);
-    free(periods);
-    return r;
+    /* The subgrid: the parent's grid less its dropped dimensions. */
+    mpi_cart_t *sub = cart_new(g->ndims, g->dims, g->periods);
+    if (sub != NULL) {
+        int kept = 0;
+        for (int i = 0; i < g->ndims; i++) {
+            if (remain_dims[i]) {
+                sub->dims[kept] = g->dims[i];
+                sub->periods[kept] = g->periods[i];
+                kept++;
+            }
+        }
+        sub->ndims = kept;
+    }
+    return attach(fn, newcomm, sub);
 }
 
 /* ---- queries ----------------------------------------------------------------- */
