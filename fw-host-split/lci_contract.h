@@ -32,7 +32,9 @@ typedef enum {
     LCI_PKT_NACK = 6,   /* retransmission request */
     LCI_PKT_RETURNED = 7, /* NI -> host only: a packet that could not be
                              delivered to dst; aux = -lci_status_t */
-    LCI_PKT_TYPE_MAX = 8
+    LCI_PKT_ROUTE = 8,  /* route discovery (VMMC-2): aux LCI_ROUTE_PROBE
+                           asks, LCI_ROUTE_FOUND answers */
+    LCI_PKT_TYPE_MAX = 9
 } lci_pkt_type_t;
 
 enum {
@@ -40,6 +42,9 @@ enum {
     LCI_HF_ACKREQ = 1u << 1,   /* receiver should acknowledge at once */
     LCI_HF_ACK = 1u << 2,      /* the ack field acknowledges up to it */
 };
+
+/* The aux field of an LCI_PKT_ROUTE packet. */
+enum { LCI_ROUTE_PROBE = 0, LCI_ROUTE_FOUND = 1 };
 
 typedef struct {
     uint32_t crc;       /* CRC-32 over the header (crc = 0) and payload */
@@ -62,7 +67,8 @@ _Static_assert(sizeof(lci_wire_hdr_t) == 32, "wire header is 32 bytes");
 /* Control packets are header-only and need no receive buffer. */
 static inline int lci_pkt_is_control(uint8_t type)
 {
-    return type == LCI_PKT_CREDIT || type == LCI_PKT_NACK;
+    return type == LCI_PKT_CREDIT || type == LCI_PKT_NACK ||
+           type == LCI_PKT_ROUTE;
 }
 
 /* Status the receiving link hardware attaches to an arrived packet. */

@@ -9,4 +9,5 @@ void lci_rx_params_from_config(const lci_config_t *cfg, lci_rx_params_t *p)
     p->max_retries = cfg->max_retries;
     p->rto_ns = cfg->rto_ns;
     p->ack_delay_ns = cfg->ack_delay_ns;
+    p->nsend = cfg->nsend;
 }

@@ -62,6 +62,7 @@ static void count_sent(lci_ni_t *ni, uint8_t type)
         break;
     case LCI_PKT_CREDIT:
     case LCI_PKT_NACK:
+    case LCI_PKT_ROUTE:
         break; /* the rx policy counts its own control packets */
     default:
         ni->counters.pkts_sent_fa++;

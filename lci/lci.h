@@ -242,6 +242,7 @@ typedef struct {
     uint64_t tx_merged;        /* packets merged into the same packet, or
                                   an ack or NACK to the same node, still
                                   waiting for the link */
+    uint64_t route_probes;     /* route-discovery probes sent (VMMC-2) */
 } lci_counters_t;
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p);

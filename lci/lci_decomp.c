@@ -16,7 +16,8 @@
 
 #if !defined(LCI_DECOMP_RXNO_MNI) || !defined(LCI_DECOMP_RXNO_MH) ||           \
     !defined(LCI_DECOMP_RXNI_MNI) || !defined(LCI_DECOMP_RXNI_MH) ||           \
-    !defined(LCI_DECOMP_RXH_MH)
+    !defined(LCI_DECOMP_RXH_MH) || !defined(LCI_DECOMP_RXNI_MNI_VMMC2) ||     \
+    !defined(LCI_DECOMP_RXNI_MH_VMMC2) || !defined(LCI_DECOMP_RXH_MH_VMMC2)
 #error "config.h must define every LCI_DECOMP_* macro (0 or 1)"
 #endif
 
@@ -35,6 +36,15 @@ static const lci_decomp_t builtin[] = {
 #endif
 #if LCI_DECOMP_RXH_MH
     LCI_DECOMP_RXH_MH_INIT,
+#endif
+#if LCI_DECOMP_RXNI_MNI_VMMC2
+    LCI_DECOMP_RXNI_MNI_VMMC2_INIT,
+#endif
+#if LCI_DECOMP_RXNI_MH_VMMC2
+    LCI_DECOMP_RXNI_MH_VMMC2_INIT,
+#endif
+#if LCI_DECOMP_RXH_MH_VMMC2
+    LCI_DECOMP_RXH_MH_VMMC2_INIT,
 #endif
 };
 

@@ -68,6 +68,40 @@
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
         .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                \
     }
+/* Beyond the paper: the other seed systems' protocols (doc/beyond.md). */
+#define LCI_DECOMP_RXNI_MNI_VMMC2_INIT                                         \
+    {                                                                          \
+        .name = "rxni-mni-vmmc2",                                              \
+        .description = "VMMC-2 reliability between NIs (acks every 6, "        \
+                       "routes on demand), multicast forwarded by the NI",     \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_vmmc2_component, .rx_place = LCI_PLACE_NI,               \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                     \
+    }
+
+#define LCI_DECOMP_RXNI_MH_VMMC2_INIT                                          \
+    {                                                                          \
+        .name = "rxni-mh-vmmc2",                                               \
+        .description = "VMMC-2 reliability between NIs (acks every 6, "        \
+                       "routes on demand), multicast forwarded by the hosts",  \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_vmmc2_component, .rx_place = LCI_PLACE_NI,               \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                     \
+    }
+
+#define LCI_DECOMP_RXH_MH_VMMC2_INIT                                           \
+    {                                                                          \
+        .name = "rxh-mh-vmmc2",                                                \
+        .description = "VMMC-2 reliability between host processes, "           \
+                       "multicast forwarded and fetch-and-add served by the "  \
+                       "hosts",                                                \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_vmmc2_component, .rx_place = LCI_PLACE_HOST,             \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                   \
+    }
 /* clang-format on */
 
 #endif

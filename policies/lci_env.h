@@ -93,6 +93,8 @@ typedef struct {
     uint32_t max_retries;  /* retransmissions before return-to-sender */
     uint64_t rto_ns;       /* retransmission timeout */
     uint64_t ack_delay_ns; /* delayed-acknowledgement timeout */
+    uint32_t nsend;        /* of the nbufs, those packets are sent from
+                              (0: any of them) */
 } lci_rx_params_t;
 
 /* Consecutive retransmission timeouts double, up to 2^this times rto_ns: a

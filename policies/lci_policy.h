@@ -11,7 +11,8 @@
  *         whether an arrival is accepted, and what a freed receive buffer
  *         gives back to its sender.  Written against lci_env.h, so the same
  *         module runs in the NI firmware or in the host library.
- *         Components: none (credits, RX_no).
+ *         Components: none (credits, RX_no), gbn (go-back-N, RX_ni and
+ *         RX_h), vmmc2 (VMMC-2's firmware reliability).
  *   mc  - multicast forwarding: which children a multicast packet goes to
  *         next.  Components: tree (binary spanning tree).
  *   fa  - the fetch-and-add server.
@@ -125,6 +126,7 @@ typedef struct {
 
 extern const lci_rx_component_t lci_rx_none_component;
 extern const lci_rx_component_t lci_rx_gbn_component;
+extern const lci_rx_component_t lci_rx_vmmc2_component;
 extern const lci_mc_component_t lci_mc_tree_component;
 extern const lci_fa_component_t lci_fa_component;
 

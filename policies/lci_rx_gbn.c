@@ -40,44 +40,21 @@
 
 #include "lci_policy.h"
 #include "lci_seq.h"
+#include "lci_rx_window.h"
 
-#define GBN_NIL UINT32_MAX
-/* Wrap-safe comparison needs fewer than 2^15 packets in flight. */
-#define GBN_WINDOW_MAX 0x7fffu
 
-/* A packet the policy keeps: queued behind the window or awaiting its ack. */
-typedef struct {
-    uint32_t next;      /* next slot in the same queue, or GBN_NIL */
-    uint32_t buf;       /* the buffer (the policy owns one reference) */
-    lci_wire_hdr_t hdr; /* header as sent; seq valid once transmitted */
-} gbn_slot_t;
+typedef lci_slot_t gbn_slot_t;
 
 typedef struct {
-    uint32_t head;
-    uint32_t tail;
-    uint32_t count;
-} gbn_queue_t;
-
-typedef struct {
-    /* sender side */
-    gbn_queue_t out;     /* transmitted, unacknowledged, oldest first */
-    gbn_queue_t blocked; /* waiting for the window to open, in order */
-    uint32_t retries;    /* timeouts of the oldest packet w/o progress */
-    lci_seq_t next_seq;  /* sequence number of the next new packet */
-    uint8_t rto_on;      /* retransmission timer running */
-    uint8_t down;        /* peer unreachable: sends bounce at once */
-    /* receiver side */
-    lci_seq_t expected;  /* next in-order sequence number from the peer */
-    uint16_t unacked;    /* arrivals since an ack last went to the peer */
-    uint8_t ack_on;      /* delayed-ack timer running */
-    uint8_t nack_owed;   /* dropped a packet for lack of a buffer */
-    uint8_t gap_nacked;  /* the gap before expected is NACKed (or owed) */
-    uint8_t reserved;
+    lci_rx_sender_t tx;
+    lci_rx_receiver_t rx;
+    uint8_t nack_owed;  /* dropped a packet for lack of a buffer */
+    uint8_t gap_nacked; /* the gap before expected is NACKed (or owed) */
 } gbn_peer_t;
 
 typedef struct {
     lci_rx_params_t p;
-    uint32_t window;    /* p.window clamped to 1..GBN_WINDOW_MAX */
+    uint32_t window;    /* p.window clamped to 1..LCI_RX_WINDOW_MAX */
     uint32_t half;      /* arrivals that force an explicit ack */
     uint32_t free_head; /* free slots, linked by next */
     uint32_t nslots;
@@ -93,99 +70,37 @@ static gbn_peer_t *peer_at(gbn_state_t *st, uint32_t i)
     return (gbn_peer_t *)((char *)st + align8(sizeof(*st))) + i;
 }
 
+static gbn_slot_t *slots_of(gbn_state_t *st)
+{
+    return (gbn_slot_t *)((char *)st + align8(sizeof(*st)) +
+                          align8((size_t)st->p.nnodes * sizeof(gbn_peer_t)));
+}
+
 static gbn_slot_t *slot_at(gbn_state_t *st, uint32_t i)
 {
-    char *base = (char *)st + align8(sizeof(*st)) +
-                 align8((size_t)st->p.nnodes * sizeof(gbn_peer_t));
-    return (gbn_slot_t *)base + i;
-}
-
-/* ---- index-based queues --------------------------------------------- */
-
-static void q_init(gbn_queue_t *q)
-{
-    q->head = GBN_NIL;
-    q->tail = GBN_NIL;
-    q->count = 0;
-}
-
-static void q_push(gbn_state_t *st, gbn_queue_t *q, uint32_t s)
-{
-    slot_at(st, s)->next = GBN_NIL;
-    if (q->tail == GBN_NIL) {
-        q->head = s;
-    } else {
-        slot_at(st, q->tail)->next = s;
-    }
-    q->tail = s;
-    q->count++;
-}
-
-static uint32_t q_pop(gbn_state_t *st, gbn_queue_t *q)
-{
-    uint32_t s = q->head;
-    if (s != GBN_NIL) {
-        q->head = slot_at(st, s)->next;
-        if (q->head == GBN_NIL) {
-            q->tail = GBN_NIL;
-        }
-        q->count--;
-    }
-    return s;
-}
-
-static uint32_t slot_alloc(gbn_state_t *st)
-{
-    uint32_t s = st->free_head;
-    if (s != GBN_NIL) {
-        st->free_head = slot_at(st, s)->next;
-    }
-    return s;
-}
-
-static void slot_free(gbn_state_t *st, uint32_t s)
-{
-    slot_at(st, s)->next = st->free_head;
-    st->free_head = s;
+    return slots_of(st) + i;
 }
 
 /* ---- timers ---------------------------------------------------------- */
 
 static void rto_restart(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    uint32_t shift = pr->retries < LCI_RTO_BACKOFF_MAX ? pr->retries
-                                                       : LCI_RTO_BACKOFF_MAX;
-    env->ops->timer_start(env, pi, env->ops->now(env) + (st->p.rto_ns << shift));
-    pr->rto_on = 1;
+    lci_rx_rto_start(env, pi, &peer_at(st, pi)->tx, st->p.rto_ns);
 }
 
 static void rto_stop(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    if (pr->rto_on) {
-        env->ops->timer_cancel(env, pi);
-        pr->rto_on = 0;
-    }
+    lci_rx_rto_stop(env, pi, &peer_at(st, pi)->tx);
 }
 
 /* ---- acknowledgements going out --------------------------------------- */
 
 /* Fills the fields every packet to peer pi carries: the cumulative ack
- * (which makes any pending ack to pi unnecessary) and the hop source. */
+ * and the hop source. */
 static void stamp(gbn_state_t *st, lci_env_t *env, uint32_t pi,
                   lci_wire_hdr_t *h)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    h->hop_src = (uint16_t)env->node;
-    h->credits = 0;
-    h->ack = lci_seq_add(pr->expected, UINT16_MAX); /* expected - 1 */
-    h->flags = (uint8_t)(h->flags | LCI_HF_ACK);
-    pr->unacked = 0;
-    if (pr->ack_on) {
-        env->ops->timer_cancel(env, st->p.nnodes + pi);
-        pr->ack_on = 0;
-    }
+    lci_rx_stamp(env, &peer_at(st, pi)->rx, st->p.nnodes + pi, h);
 }
 
 /* Sends a header-only, unsequenced control packet (ack or NACK) to pi. */
@@ -210,16 +125,16 @@ static void send_control(gbn_state_t *st, lci_env_t *env, uint32_t pi,
 static void note_arrival(gbn_state_t *st, lci_env_t *env, uint32_t pi,
                          int ackreq)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    if (pr->unacked < UINT16_MAX) {
-        pr->unacked++;
+    lci_rx_receiver_t *rx = &peer_at(st, pi)->rx;
+    if (rx->unacked < UINT16_MAX) {
+        rx->unacked++;
     }
-    if (ackreq || pr->unacked >= st->half) {
+    if (ackreq || rx->unacked >= st->half) {
         send_control(st, env, pi, LCI_PKT_CREDIT);
-    } else if (!pr->ack_on) {
+    } else if (!rx->ack_on) {
         env->ops->timer_start(env, st->p.nnodes + pi,
                               env->ops->now(env) + st->p.ack_delay_ns);
-        pr->ack_on = 1;
+        rx->ack_on = 1;
     }
 }
 
@@ -229,21 +144,21 @@ static void note_arrival(gbn_state_t *st, lci_env_t *env, uint32_t pi,
 static void transmit_new(gbn_state_t *st, lci_env_t *env, uint32_t pi,
                          uint32_t s)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
+    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
     gbn_slot_t *sl = slot_at(st, s);
-    sl->hdr.seq = pr->next_seq;
-    pr->next_seq = lci_seq_add(pr->next_seq, 1);
+    sl->hdr.seq = tx->next_seq;
+    tx->next_seq = lci_seq_add(tx->next_seq, 1);
     /* The packet that fills the window asks for an ack at once, so the
      * window reopens without waiting for the receiver's ack timer. */
-    if (pr->out.count + 1 >= st->window) {
+    if (tx->out.count + 1 >= st->window) {
         sl->hdr.flags = (uint8_t)(sl->hdr.flags | LCI_HF_ACKREQ);
     }
-    q_push(st, &pr->out, s);
+    lci_slotq_push(slots_of(st), &tx->out, s);
     lci_wire_hdr_t h = sl->hdr;
     stamp(st, env, pi, &h);
     env->ops->charge(env, LCI_COST_REL_SEND);
     env->ops->transmit(env, sl->buf, &h);
-    if (!pr->rto_on) {
+    if (!tx->rto_on) {
         rto_restart(st, env, pi);
     }
 }
@@ -252,21 +167,8 @@ static void transmit_new(gbn_state_t *st, lci_env_t *env, uint32_t pi,
 static void go_back(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
     gbn_peer_t *pr = peer_at(st, pi);
-    lci_counters_t *c = env->ops->counters(env);
-    for (uint32_t s = pr->out.head; s != GBN_NIL; s = slot_at(st, s)->next) {
-        gbn_slot_t *sl = slot_at(st, s);
-        lci_wire_hdr_t h = sl->hdr;
-        /* The last of the burst asks for an ack: recovery ends as soon as
-         * the receiver has it, not after its delayed-ack timer. */
-        if (sl->next == GBN_NIL) {
-            h.flags = (uint8_t)(h.flags | LCI_HF_ACKREQ);
-        }
-        stamp(st, env, pi, &h);
-        env->ops->charge(env, LCI_COST_REL_SEND);
-        env->ops->transmit(env, sl->buf, &h);
-        c->retransmissions++;
-    }
-    if (pr->out.count > 0) {
+    lci_rx_resend_all(env, slots_of(st), &pr->tx, &pr->rx, st->p.nnodes + pi);
+    if (pr->tx.out.count > 0) {
         rto_restart(st, env, pi);
     }
 }
@@ -274,38 +176,23 @@ static void go_back(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 /* Sends queued packets while the window to pi has room, in order. */
 static void drain_blocked(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    while (pr->blocked.count > 0 && pr->out.count < st->window) {
-        transmit_new(st, env, pi, q_pop(st, &pr->blocked));
+    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
+    while (tx->blocked.count > 0 && tx->out.count < st->window) {
+        transmit_new(st, env, pi, lci_slotq_pop(slots_of(st), &tx->blocked));
     }
 }
 
-/* Drops the policy's reference to a finished packet and frees its slot. */
-static void slot_done(gbn_state_t *st, lci_env_t *env, uint32_t s)
-{
-    env->ops->release(env, slot_at(st, s)->buf);
-    slot_free(st, s);
-}
-
-/* A cumulative ack from pi: everything up to and including ack arrived. */
+/* A cumulative ack from pi: everything up to and including ack arrived.
+ * Old (duplicate) acks and nonsense beyond next_seq change nothing. */
 static void on_ack(gbn_state_t *st, lci_env_t *env, uint32_t pi,
                    lci_seq_t ack)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    if (pr->out.count == 0) {
+    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
+    if (lci_rx_take_acked(env, slots_of(st), &st->free_head, tx, ack) == 0) {
         return;
     }
-    lci_seq_t una = lci_seq_add(pr->next_seq, 0x10000u - pr->out.count);
-    int32_t d = lci_seq_diff(una, ack);
-    /* Old (duplicate) acks and nonsense beyond next_seq change nothing. */
-    if (d < 0 || (uint32_t)d >= pr->out.count) {
-        return;
-    }
-    for (int32_t i = 0; i <= d; i++) {
-        slot_done(st, env, q_pop(st, &pr->out));
-    }
-    pr->retries = 0;
-    if (pr->out.count > 0) {
+    tx->retries = 0;
+    if (tx->out.count > 0) {
         rto_restart(st, env, pi);
     } else {
         rto_stop(st, env, pi);
@@ -313,44 +200,33 @@ static void on_ack(gbn_state_t *st, lci_env_t *env, uint32_t pi,
     drain_blocked(st, env, pi);
 }
 
-/* Return-to-sender: pi is unreachable.  Unacknowledged packets bounce
- * first (they were sent first), then the queued ones, each in order. */
+/* Return-to-sender: pi is unreachable. */
 static void peer_down(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
     rto_stop(st, env, pi);
-    pr->down = 1;
-    gbn_queue_t *qs[2] = {&pr->out, &pr->blocked};
-    for (int k = 0; k < 2; k++) {
-        while (qs[k]->count > 0) {
-            uint32_t s = q_pop(st, qs[k]);
-            env->ops->bounce(env, slot_at(st, s)->buf, &slot_at(st, s)->hdr,
-                             LCI_ERR_UNREACHABLE);
-            slot_done(st, env, s);
-        }
-    }
+    lci_rx_bounce_all(env, slots_of(st), &st->free_head, &peer_at(st, pi)->tx);
 }
 
 static void rto_expired(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    pr->rto_on = 0;
-    if (pr->out.count == 0 || pr->down) {
+    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
+    tx->rto_on = 0;
+    if (tx->out.count == 0 || tx->down) {
         return;
     }
-    if (pr->retries >= st->p.max_retries) {
+    if (tx->retries >= st->p.max_retries) {
         peer_down(st, env, pi);
         return;
     }
-    pr->retries++;
+    tx->retries++;
     go_back(st, env, pi);
 }
 
 static void ack_expired(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 {
-    gbn_peer_t *pr = peer_at(st, pi);
-    pr->ack_on = 0;
-    if (pr->unacked > 0) {
+    lci_rx_receiver_t *rx = &peer_at(st, pi)->rx;
+    rx->ack_on = 0;
+    if (rx->unacked > 0) {
         send_control(st, env, pi, LCI_PKT_CREDIT);
     }
 }
@@ -379,19 +255,12 @@ static void gbn_init(void *state, const lci_rx_params_t *p)
     gbn_state_t *st = state;
     memset(state, 0, gbn_state_size(p));
     st->p = *p;
-    st->window = p->window == 0 ? 1 : p->window;
-    if (st->window > GBN_WINDOW_MAX) {
-        st->window = GBN_WINDOW_MAX;
-    }
+    st->window = lci_rx_window_of(p);
     st->half = st->window / 2 ? st->window / 2 : 1;
-    st->free_head = GBN_NIL;
     st->nslots = gbn_nslots(p);
-    for (uint32_t i = st->nslots; i > 0; i--) {
-        slot_free(st, i - 1);
-    }
+    lci_slots_init(slots_of(st), &st->free_head, st->nslots);
     for (uint32_t i = 0; i < p->nnodes; i++) {
-        q_init(&peer_at(st, i)->out);
-        q_init(&peer_at(st, i)->blocked);
+        lci_rx_sender_init(&peer_at(st, i)->tx);
     }
 }
 
@@ -400,43 +269,19 @@ static void gbn_send(void *state, lci_env_t *env, uint32_t buf,
 {
     gbn_state_t *st = state;
     uint32_t pi = hdr->dst;
-    if (pi >= st->p.nnodes) {
-        env->ops->fail(env, LCI_FW_BAD_COMMAND, pi, st->p.nnodes);
-        env->ops->release(env, buf);
+    if (lci_rx_bad_dst(env, buf, pi, st->p.nnodes)) {
         return;
     }
     gbn_peer_t *pr = peer_at(st, pi);
-    if (lci_pkt_is_control(hdr->type)) {
-        /* Header-only control packets are never sequenced nor kept. */
-        lci_wire_hdr_t h = *hdr;
-        stamp(st, env, pi, &h);
-        env->ops->transmit(env, buf, &h);
-        if (buf != LCI_BUF_NONE) {
-            env->ops->release(env, buf);
-        }
+    uint32_t s = lci_rx_admit(env, slots_of(st), &st->free_head, st->nslots,
+                              &pr->tx, &pr->rx, st->p.nnodes + pi, buf, hdr);
+    if (s == LCI_SLOT_NIL) {
         return;
     }
-    if (pr->down) {
-        env->ops->bounce(env, buf, hdr, LCI_ERR_UNREACHABLE);
-        env->ops->release(env, buf);
-        return;
-    }
-    uint32_t s = slot_alloc(st);
-    if (s == GBN_NIL) {
-        /* More packets kept than the side's buffers can be queued for:
-         * a buffer was posted more often than LCI_BUF_MAX_SENDS allows. */
-        env->ops->fail(env, LCI_FW_QUEUE_FULL, LCI_NI_Q_SEND, st->nslots);
-        env->ops->release(env, buf);
-        return;
-    }
-    gbn_slot_t *sl = slot_at(st, s);
-    sl->buf = buf;
-    sl->hdr = *hdr;
-    sl->hdr.seq = 0;
     /* FIFO: nothing overtakes a packet already waiting for this peer. */
-    if (pr->blocked.count > 0 || pr->out.count >= st->window) {
+    if (pr->tx.blocked.count > 0 || pr->tx.out.count >= st->window) {
         env->ops->counters(env)->window_stalls++;
-        q_push(st, &pr->blocked, s);
+        lci_slotq_push(slots_of(st), &pr->tx.blocked, s);
         return;
     }
     transmit_new(st, env, pi, s);
@@ -455,8 +300,9 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
     /* LCI_HW_SEQ_GAP / LCI_HW_SEQ_DUP are the link's own view; our
      * sequence numbers decide. */
     uint32_t pi = hdr->hop_src;
+    /* Route probes belong to VMMC-2's protocol, not to this one. */
     if (pi >= st->p.nnodes || hdr->type == 0 ||
-        hdr->type >= LCI_PKT_TYPE_MAX) {
+        hdr->type >= LCI_PKT_TYPE_MAX || hdr->type == LCI_PKT_ROUTE) {
         c->drops_malformed++;
         return 0;
     }
@@ -472,7 +318,7 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
         /* The receiver missed a packet (it had no buffer, and has some
          * again; or it saw a gap): resend from the first unacknowledged
          * packet now. */
-        if (!pr->down) {
+        if (!pr->tx.down) {
             go_back(st, env, pi);
         }
         return 0;
@@ -484,9 +330,9 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
         return 0;
     }
     env->ops->charge(env, LCI_COST_REL_RECV);
-    int32_t d = lci_seq_diff(pr->expected, hdr->seq);
+    int32_t d = lci_seq_diff(pr->rx.expected, hdr->seq);
     if (d == 0) {
-        pr->expected = lci_seq_add(pr->expected, 1);
+        pr->rx.expected = lci_seq_add(pr->rx.expected, 1);
         pr->gap_nacked = 0;
         note_arrival(st, env, pi, hdr->flags & LCI_HF_ACKREQ);
         return 1;
@@ -532,7 +378,7 @@ static uint32_t gbn_pending(const void *state)
     uint32_t n = 0;
     for (uint32_t i = 0; i < st->p.nnodes; i++) {
         const gbn_peer_t *pr = peer_at(st, i);
-        n += pr->out.count + pr->blocked.count;
+        n += pr->tx.out.count + pr->tx.blocked.count;
     }
     return n;
 }

@@ -31,6 +31,9 @@ PPS_DECOMP_TEST(test_rxni_mh_barnes_checks_its_forces, "rxni-mh", 0)
 PPS_DECOMP_TEST(test_rxh_mh_barnes_checks_its_forces, "rxh-mh", 0)
 PPS_DECOMP_TEST(test_rxni_mni_barnes_survives_drops, "rxni-mni", 1)
 PPS_DECOMP_TEST(test_rxh_mh_barnes_survives_drops, "rxh-mh", 1)
+PPS_DECOMP_TEST(test_rxni_mni_vmmc2_barnes_checks_its_forces, "rxni-mni-vmmc2", 0)
+PPS_DECOMP_TEST(test_rxni_mni_vmmc2_barnes_survives_drops, "rxni-mni-vmmc2", 1)
+PPS_DECOMP_TEST(test_rxh_mh_vmmc2_barnes_survives_drops, "rxh-mh-vmmc2", 1)
 
 /* The checksum of the accelerations: same run, same bits. */
 static void checksum_of(const char *out, char *sum, size_t len)
@@ -95,8 +98,11 @@ int main(void)
         PPS_TEST(rxni_mni_barnes_checks_its_forces),
         PPS_TEST(rxni_mh_barnes_checks_its_forces),
         PPS_TEST(rxh_mh_barnes_checks_its_forces),
+        PPS_TEST(rxni_mni_vmmc2_barnes_checks_its_forces),
         PPS_TEST(rxni_mni_barnes_survives_drops),
         PPS_TEST(rxh_mh_barnes_survives_drops),
+        PPS_TEST(rxni_mni_vmmc2_barnes_survives_drops),
+        PPS_TEST(rxh_mh_vmmc2_barnes_survives_drops),
         PPS_TEST(barnes_on_one_and_64_nodes_checks_its_forces),
         PPS_TEST(barnes_is_deterministic),
         PPS_TEST(barnes_on_the_live_platform_checks_its_forces),

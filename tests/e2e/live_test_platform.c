@@ -78,6 +78,10 @@ PROGRAMS_TEST(test_inline_udp_rxni_mh_delivers_exactly_once_in_order,
               "inline", "udp", "rxni-mh")
 PROGRAMS_TEST(test_inline_udp_rxh_mh_delivers_exactly_once_in_order,
               "inline", "udp", "rxh-mh")
+PROGRAMS_TEST(test_inline_shm_rxni_mni_vmmc2_delivers_exactly_once_in_order,
+              "inline", "shm", "rxni-mni-vmmc2")
+PROGRAMS_TEST(test_thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order,
+              "thread", "udp", "rxh-mh-vmmc2")
 PROGRAMS_TEST(test_thread_udp_rxni_mni_delivers_exactly_once_in_order,
               "thread", "udp", "rxni-mni")
 PROGRAMS_TEST(test_thread_udp_rxh_mh_delivers_exactly_once_in_order,
@@ -152,11 +156,13 @@ static void test_sleeping_host_in_interrupt_mode_wakes_by_the_watchdog(void)
 
 /* ---- faults injected on the live wire ---------------------------------- */
 
-static const char *const retransmitting[] = {"rxni-mni", "rxni-mh", "rxh-mh"};
+static const char *const retransmitting[] = {
+    "rxni-mni", "rxni-mh", "rxh-mh", "rxni-mni-vmmc2", "rxh-mh-vmmc2"};
 
 static void run_faulty(const char *wire, const char *spec)
 {
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof retransmitting / sizeof *retransmitting;
+         i++) {
         const char *d = retransmitting[i];
         if (e2e_skip_unless_offered(d)) {
             continue;
@@ -250,6 +256,11 @@ static void test_killed_node_packets_return_to_sender_rxh_mh_udp(void)
     run_death("inline", "udp", "rxh-mh");
 }
 
+static void test_killed_node_packets_return_to_sender_rxni_mni_vmmc2_udp(void)
+{
+    run_death("inline", "udp", "rxni-mni-vmmc2");
+}
+
 static void test_killed_node_packets_return_to_sender_rxni_mh_thread_udp(void)
 {
     run_death("thread", "udp", "rxni-mh");
@@ -318,6 +329,8 @@ static const pps_test_t tests[] = {
     PPS_TEST(inline_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(inline_udp_rxni_mh_delivers_exactly_once_in_order),
     PPS_TEST(inline_udp_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxni_mni_vmmc2_delivers_exactly_once_in_order),
+    PPS_TEST(thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),
     PPS_TEST(sleeping_host_in_interrupt_mode_wakes_by_the_watchdog),
@@ -328,6 +341,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(rxno_over_udp_with_duplicates_fails_loudly),
     PPS_TEST(killed_node_packets_return_to_sender_rxni_mni_shm),
     PPS_TEST(killed_node_packets_return_to_sender_rxh_mh_udp),
+    PPS_TEST(killed_node_packets_return_to_sender_rxni_mni_vmmc2_udp),
     PPS_TEST(killed_node_packets_return_to_sender_rxni_mh_thread_udp),
     PPS_TEST(bad_platform_nic_and_wire_say_what_was_expected),
     PPS_TEST(trace_hash_on_live_platform_is_refused),

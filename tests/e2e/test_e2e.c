@@ -156,7 +156,7 @@ static void check_lossy(const char *d)
     e2e_run_free(&r);
 }
 
-/* Every name lci-run offers is one of the five, and there is one. */
+/* Every name lci-run offers is a known one, and there is one. */
 static void test_list_decomps_names_only_known_decompositions(void)
 {
     char list[sizeof e2e_decomp_list];
@@ -200,6 +200,20 @@ static void test_rxni_mh_runs_all_programs(void)
 static void test_rxh_mh_runs_all_programs(void)
 {
     check_decomp("rxh-mh");
+}
+
+static void test_vmmc2_runs_all_programs(void)
+{
+    check_decomp("rxni-mni-vmmc2");
+    check_decomp("rxni-mh-vmmc2");
+    check_decomp("rxh-mh-vmmc2");
+}
+
+static void test_vmmc2_recovers_from_drops_and_corruption(void)
+{
+    check_lossy("rxni-mni-vmmc2");
+    check_lossy("rxni-mh-vmmc2");
+    check_lossy("rxh-mh-vmmc2");
 }
 
 static void test_rxni_mni_recovers_from_drops_and_corruption(void)
@@ -847,12 +861,14 @@ static const struct e2e_test decomp_tests[] = {
     T(rxni_mni_runs_all_programs),
     T(rxni_mh_runs_all_programs),
     T(rxh_mh_runs_all_programs),
+    T(vmmc2_runs_all_programs),
     T(rxno_mni_stops_loudly_when_a_packet_is_dropped),
     T(rxno_mni_stops_loudly_when_packets_are_corrupted),
     T(rxno_mh_stops_loudly_when_a_packet_is_dropped),
     T(rxni_mni_recovers_from_drops_and_corruption),
     T(rxni_mh_recovers_from_drops_and_corruption),
     T(rxh_mh_recovers_from_drops_and_corruption),
+    T(vmmc2_recovers_from_drops_and_corruption),
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
     T(replies_sent_from_upcalls_flow_on_every_decomposition),

@@ -145,6 +145,9 @@ DECOMP_TESTS(rxno_mh, "rxno-mh")
 DECOMP_TESTS(rxni_mni, "rxni-mni")
 DECOMP_TESTS(rxni_mh, "rxni-mh")
 DECOMP_TESTS(rxh_mh, "rxh-mh")
+DECOMP_TESTS(rxni_mni_vmmc2, "rxni-mni-vmmc2")
+DECOMP_TESTS(rxni_mh_vmmc2, "rxni-mh-vmmc2")
+DECOMP_TESTS(rxh_mh_vmmc2, "rxh-mh-vmmc2")
 
 int main(void)
 {
@@ -165,6 +168,9 @@ int main(void)
     ADD(rxni_mni);
     ADD(rxni_mh);
     ADD(rxh_mh);
+    ADD(rxni_mni_vmmc2);
+    ADD(rxni_mh_vmmc2);
+    ADD(rxh_mh_vmmc2);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() +

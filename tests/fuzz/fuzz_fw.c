@@ -165,8 +165,10 @@ static const lci_platform_ops_t fz_platform = {
     .failed = fz_failed,
 };
 
-static const char *const decomps[] = {"rxno-mni", "rxno-mh", "rxni-mni",
-                                      "rxni-mh", "rxh-mh"};
+static const char *const decomps[] = {"rxno-mni",       "rxno-mh",
+                                      "rxni-mni",       "rxni-mh",
+                                      "rxh-mh",         "rxni-mni-vmmc2",
+                                      "rxni-mh-vmmc2",  "rxh-mh-vmmc2"};
 
 static void *world_mem;
 static uint64_t world_bytes;
@@ -209,7 +211,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     lci_fw_sink_register();
     lci_platform = &fz_platform;
-    lci_ni_t *ni = two_node_world(decomps[data[0] % 5]);
+    lci_ni_t *ni = two_node_world(decomps[data[0] % (sizeof decomps / sizeof *decomps)]);
     nqueue = 0;
     now = 1000;
     if (setjmp(stopped) != 0) {

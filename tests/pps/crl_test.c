@@ -67,6 +67,7 @@ DECOMP_TEST(rxno_mh, "rxno-mh")
 DECOMP_TEST(rxni_mni, "rxni-mni")
 DECOMP_TEST(rxni_mh, "rxni-mh")
 DECOMP_TEST(rxh_mh, "rxh-mh")
+DECOMP_TEST(rxni_mni_vmmc2, "rxni-mni-vmmc2")
 
 static void test_crl_is_coherent_on_64_nodes(void)
 {
@@ -171,6 +172,7 @@ int main(void)
         PPS_TEST(crl_is_coherent_on_rxni_mni),
         PPS_TEST(crl_is_coherent_on_rxni_mh),
         PPS_TEST(crl_is_coherent_on_rxh_mh),
+        PPS_TEST(crl_is_coherent_on_rxni_mni_vmmc2),
         PPS_TEST(crl_is_coherent_on_64_nodes),
         PPS_TEST(crl_radix_sorts_on_64_nodes),
         PPS_TEST(crl_runs_are_deterministic),

@@ -45,6 +45,9 @@ PPS_DECOMP_TEST(test_rxh_mh_rpc_oneway_broadcasts_and_threads, "rxh-mh", 0)
 PPS_DECOMP_TEST(test_rxni_mni_survives_drops, "rxni-mni", 1)
 PPS_DECOMP_TEST(test_rxni_mh_survives_drops, "rxni-mh", 1)
 PPS_DECOMP_TEST(test_rxh_mh_survives_drops, "rxh-mh", 1)
+PPS_DECOMP_TEST(test_rxni_mni_vmmc2_rpc_oneway_broadcasts_and_threads, "rxni-mni-vmmc2", 0)
+PPS_DECOMP_TEST(test_rxni_mni_vmmc2_survives_drops, "rxni-mni-vmmc2", 1)
+PPS_DECOMP_TEST(test_rxh_mh_vmmc2_survives_drops, "rxh-mh-vmmc2", 1)
 
 static void test_rpc_1_mib_multithreaded_round_trips(void)
 {
@@ -129,9 +132,12 @@ int main(void)
         PPS_TEST(rxni_mni_rpc_oneway_broadcasts_and_threads),
         PPS_TEST(rxni_mh_rpc_oneway_broadcasts_and_threads),
         PPS_TEST(rxh_mh_rpc_oneway_broadcasts_and_threads),
+        PPS_TEST(rxni_mni_vmmc2_rpc_oneway_broadcasts_and_threads),
         PPS_TEST(rxni_mni_survives_drops),
         PPS_TEST(rxni_mh_survives_drops),
         PPS_TEST(rxh_mh_survives_drops),
+        PPS_TEST(rxni_mni_vmmc2_survives_drops),
+        PPS_TEST(rxh_mh_vmmc2_survives_drops),
         PPS_TEST(rpc_1_mib_multithreaded_round_trips),
         PPS_TEST(ordered_broadcast_64_nodes_one_order),
         PPS_TEST(ordered_broadcast_multithreaded_one_order),

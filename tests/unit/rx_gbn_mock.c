@@ -9,6 +9,7 @@
 #include "lci_seq.h"
 #include "rx_gbn_mock.h"
 
+const lci_rx_ops_t *mock_rx_ops = &lci_rx_gbn_component.ops;
 mock_world_t W;
 
 /* ---- buffers: one global table, ids unique across nodes ----------------- */
@@ -331,7 +332,7 @@ void mock_setup(uint32_t nnodes, const lci_rx_params_t *p, uint64_t delay_ns,
     W.delay_ns = delay_ns;
     W.gap_ns = 100;
     W.rng = seed ? seed : 1;
-    W.ops = &lci_rx_gbn_component.ops;
+    W.ops = mock_rx_ops;
     for (uint32_t i = 0; i < nnodes; i++) {
         mock_node_t *n = &W.node[i];
         n->env = (lci_env_t){&mock_ops, n, i, nnodes};

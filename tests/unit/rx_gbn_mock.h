@@ -86,6 +86,8 @@ typedef struct {
 } mock_world_t;
 
 extern mock_world_t W;
+/* The rx policy the next mock_setup() runs (go-back-N unless set). */
+extern const lci_rx_ops_t *mock_rx_ops;
 
 void mock_setup(uint32_t nnodes, const lci_rx_params_t *p, uint64_t delay_ns,
                 uint64_t seed);

@@ -27,6 +27,11 @@ static const struct {
     {"rxni-mni", LCI_DECOMP_RXNI_MNI, LCI_DECOMP_MODULE_RXNI_MNI},
     {"rxni-mh", LCI_DECOMP_RXNI_MH, LCI_DECOMP_MODULE_RXNI_MH},
     {"rxh-mh", LCI_DECOMP_RXH_MH, LCI_DECOMP_MODULE_RXH_MH},
+    {"rxni-mni-vmmc2", LCI_DECOMP_RXNI_MNI_VMMC2,
+     LCI_DECOMP_MODULE_RXNI_MNI_VMMC2},
+    {"rxni-mh-vmmc2", LCI_DECOMP_RXNI_MH_VMMC2,
+     LCI_DECOMP_MODULE_RXNI_MH_VMMC2},
+    {"rxh-mh-vmmc2", LCI_DECOMP_RXH_MH_VMMC2, LCI_DECOMP_MODULE_RXH_MH_VMMC2},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 

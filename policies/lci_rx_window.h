@@ -1,0 +1,202 @@
+/*
+ * lci_rx_window.h - what every sliding-window reliability policy keeps per
+ * peer, and the steps they all take the same way: the retransmission timer
+ * with its back-off, the cumulative ack every packet carries, freeing what
+ * an ack covers, sending every unacknowledged packet again, and returning
+ * packets to their sender when a peer is given up on.  A policy (go-back-N,
+ * VMMC-2, ...) decides when each step happens; these say how.
+ *
+ * Firmware rules apply (lci_env.h): no allocation, no pointers kept.
+ */
+#ifndef LCI_RX_WINDOW_H
+#define LCI_RX_WINDOW_H
+
+#include <stdint.h>
+
+#include "lci_env.h"
+#include "lci_ni.h"
+#include "lci_seq.h"
+#include "lci_slot_queue.h"
+
+/* Wrap-safe comparison needs fewer than 2^15 packets in flight. */
+#define LCI_RX_WINDOW_MAX 0x7fffu
+
+/* The send window a policy configured with p uses: 1 .. LCI_RX_WINDOW_MAX. */
+static inline uint32_t lci_rx_window_of(const lci_rx_params_t *p)
+{
+    uint32_t w = p->window == 0 ? 1 : p->window;
+    return w > LCI_RX_WINDOW_MAX ? LCI_RX_WINDOW_MAX : w;
+}
+
+/* The sending half, per peer. */
+typedef struct {
+    lci_slot_queue_t out;     /* transmitted, unacknowledged, oldest first */
+    lci_slot_queue_t blocked; /* not yet transmitted, in order */
+    uint32_t retries;         /* timeouts without progress */
+    lci_seq_t next_seq;       /* sequence number of the next new packet */
+    uint8_t rto_on;           /* retransmission timer running */
+    uint8_t down;             /* unreachable: sends bounce at once */
+} lci_rx_sender_t;
+
+/* The receiving half, per peer. */
+typedef struct {
+    lci_seq_t expected; /* next in-order sequence number */
+    uint16_t unacked;   /* arrivals since an ack last went back */
+    uint8_t ack_on;     /* delayed-ack timer running */
+} lci_rx_receiver_t;
+
+static inline void lci_rx_sender_init(lci_rx_sender_t *s)
+{
+    lci_slotq_init(&s->out);
+    lci_slotq_init(&s->blocked);
+}
+
+/* (Re)starts timer id: rto_ns doubled per timeout without progress, up to
+ * 2^LCI_RTO_BACKOFF_MAX times. */
+static inline void lci_rx_rto_start(lci_env_t *env, uint32_t id,
+                                    lci_rx_sender_t *s, uint64_t rto_ns)
+{
+    uint32_t shift = s->retries < LCI_RTO_BACKOFF_MAX ? s->retries
+                                                      : LCI_RTO_BACKOFF_MAX;
+    env->ops->timer_start(env, id, env->ops->now(env) + (rto_ns << shift));
+    s->rto_on = 1;
+}
+
+static inline void lci_rx_rto_stop(lci_env_t *env, uint32_t id,
+                                   lci_rx_sender_t *s)
+{
+    if (s->rto_on) {
+        env->ops->timer_cancel(env, id);
+        s->rto_on = 0;
+    }
+}
+
+/* Fills what every packet to a peer carries: this node as the hop source
+ * and the cumulative ack (expected - 1), which makes a pending delayed ack
+ * (timer ack_id) unnecessary. */
+static inline void lci_rx_stamp(lci_env_t *env, lci_rx_receiver_t *r,
+                                uint32_t ack_id, lci_wire_hdr_t *h)
+{
+    h->hop_src = (uint16_t)env->node;
+    h->credits = 0;
+    h->ack = lci_seq_add(r->expected, UINT16_MAX);
+    h->flags = (uint8_t)(h->flags | LCI_HF_ACK);
+    r->unacked = 0;
+    if (r->ack_on) {
+        env->ops->timer_cancel(env, ack_id);
+        r->ack_on = 0;
+    }
+}
+
+/* The start of send() every window policy shares.  A bad destination is
+ * the caller's failure (checked first: it names no peer).  A control
+ * packet goes out at once, neither sequenced nor kept; a packet to a peer
+ * given up on returns to its sender.  Otherwise returns a free slot
+ * holding buf and hdr (seq 0), for the policy to queue or transmit; and
+ * LCI_SLOT_NIL when the packet was dealt with here. */
+static inline int lci_rx_bad_dst(lci_env_t *env, uint32_t buf, uint32_t dst,
+                                 uint32_t nnodes)
+{
+    if (dst < nnodes) {
+        return 0;
+    }
+    env->ops->fail(env, LCI_FW_BAD_COMMAND, dst, nnodes);
+    env->ops->release(env, buf);
+    return 1;
+}
+
+static inline uint32_t lci_rx_admit(lci_env_t *env, lci_slot_t *slots,
+                                    uint32_t *free_head, uint32_t nslots,
+                                    lci_rx_sender_t *tx, lci_rx_receiver_t *rx,
+                                    uint32_t ack_id, uint32_t buf,
+                                    const lci_wire_hdr_t *hdr)
+{
+    if (lci_pkt_is_control(hdr->type)) {
+        lci_wire_hdr_t h = *hdr;
+        lci_rx_stamp(env, rx, ack_id, &h);
+        env->ops->transmit(env, buf, &h);
+        if (buf != LCI_BUF_NONE) {
+            env->ops->release(env, buf);
+        }
+        return LCI_SLOT_NIL;
+    }
+    if (tx->down) {
+        env->ops->bounce(env, buf, hdr, LCI_ERR_UNREACHABLE);
+        env->ops->release(env, buf);
+        return LCI_SLOT_NIL;
+    }
+    uint32_t k = lci_slot_alloc(slots, free_head);
+    if (k == LCI_SLOT_NIL) {
+        /* More packets kept than the side's buffers can be queued for:
+         * a buffer was posted more often than LCI_BUF_MAX_SENDS allows. */
+        env->ops->fail(env, LCI_FW_QUEUE_FULL, LCI_NI_Q_SEND, nslots);
+        env->ops->release(env, buf);
+        return LCI_SLOT_NIL;
+    }
+    slots[k].buf = buf;
+    slots[k].hdr = *hdr;
+    slots[k].hdr.seq = 0;
+    return k;
+}
+
+/* A cumulative ack: frees the packets up to and including ack and returns
+ * how many (0 for an old ack, or one beyond what was sent). */
+static inline uint32_t lci_rx_take_acked(lci_env_t *env, lci_slot_t *slots,
+                                         uint32_t *free_head,
+                                         lci_rx_sender_t *s, lci_seq_t ack)
+{
+    if (s->out.count == 0) {
+        return 0;
+    }
+    lci_seq_t una = lci_seq_add(s->next_seq, 0x10000u - s->out.count);
+    int32_t d = lci_seq_diff(una, ack);
+    if (d < 0 || (uint32_t)d >= s->out.count) {
+        return 0;
+    }
+    for (int32_t i = 0; i <= d; i++) {
+        uint32_t k = lci_slotq_pop(slots, &s->out);
+        env->ops->release(env, slots[k].buf);
+        lci_slot_free(slots, free_head, k);
+    }
+    return (uint32_t)d + 1;
+}
+
+/* Every unacknowledged packet again, oldest first; the last asks for an
+ * ack, so recovery ends as soon as the receiver has it. */
+static inline void lci_rx_resend_all(lci_env_t *env, lci_slot_t *slots,
+                                     lci_rx_sender_t *s, lci_rx_receiver_t *r,
+                                     uint32_t ack_id)
+{
+    lci_counters_t *c = env->ops->counters(env);
+    for (uint32_t k = s->out.head; k != LCI_SLOT_NIL; k = slots[k].next) {
+        lci_wire_hdr_t h = slots[k].hdr;
+        if (slots[k].next == LCI_SLOT_NIL) {
+            h.flags = (uint8_t)(h.flags | LCI_HF_ACKREQ);
+        }
+        lci_rx_stamp(env, r, ack_id, &h);
+        env->ops->charge(env, LCI_COST_REL_SEND);
+        env->ops->transmit(env, slots[k].buf, &h);
+        c->retransmissions++;
+    }
+}
+
+/* The peer is given up on: unacknowledged packets return to their sender
+ * first (they were sent first), then the queued ones, each in order.  The
+ * caller has stopped the timer. */
+static inline void lci_rx_bounce_all(lci_env_t *env, lci_slot_t *slots,
+                                     uint32_t *free_head, lci_rx_sender_t *s)
+{
+    s->down = 1;
+    lci_slot_queue_t *qs[2] = {&s->out, &s->blocked};
+    for (int q = 0; q < 2; q++) {
+        while (qs[q]->count > 0) {
+            uint32_t k = lci_slotq_pop(slots, qs[q]);
+            env->ops->bounce(env, slots[k].buf, &slots[k].hdr,
+                             LCI_ERR_UNREACHABLE);
+            env->ops->release(env, slots[k].buf);
+            lci_slot_free(slots, free_head, k);
+        }
+    }
+}
+
+#endif
