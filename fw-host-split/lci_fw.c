@@ -299,8 +299,9 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
         break;
     default:
         ni->counters.drops_malformed++;
-        break;
+        goto done;
     }
+    dc->rx->ops.handled(lci_place_ni_rx_state(ni), &env, e->hdr.hop_src);
 done:
     if (buf != LCI_NONE) {
         lci_fw_buf_put(ni, ni->now, buf); /* the arrival's own reference */

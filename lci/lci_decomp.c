@@ -17,7 +17,8 @@
 #if !defined(LCI_DECOMP_RXNO_MNI) || !defined(LCI_DECOMP_RXNO_MH) ||           \
     !defined(LCI_DECOMP_RXNI_MNI) || !defined(LCI_DECOMP_RXNI_MH) ||           \
     !defined(LCI_DECOMP_RXH_MH) || !defined(LCI_DECOMP_RXNI_MNI_VMMC2) ||     \
-    !defined(LCI_DECOMP_RXNI_MH_VMMC2) || !defined(LCI_DECOMP_RXH_MH_VMMC2)
+    !defined(LCI_DECOMP_RXNI_MH_VMMC2) || !defined(LCI_DECOMP_RXH_MH_VMMC2) ||   \
+    !defined(LCI_DECOMP_RXH_MH_SSAM)
 #error "config.h must define every LCI_DECOMP_* macro (0 or 1)"
 #endif
 
@@ -45,6 +46,9 @@ static const lci_decomp_t builtin[] = {
 #endif
 #if LCI_DECOMP_RXH_MH_VMMC2
     LCI_DECOMP_RXH_MH_VMMC2_INIT,
+#endif
+#if LCI_DECOMP_RXH_MH_SSAM
+    LCI_DECOMP_RXH_MH_SSAM_INIT,
 #endif
 };
 
@@ -166,11 +170,11 @@ lci_status_t lci_decomp_check(const lci_decomp_t *d, char *err, size_t errlen)
     const int rx_set[] = {
         rx->state_size != NULL, rx->timers != NULL,  rx->init != NULL,
         rx->send != NULL,       rx->accept != NULL,  rx->released != NULL,
-        rx->timer != NULL,      rx->pending != NULL,
+        rx->handled != NULL,    rx->timer != NULL,   rx->pending != NULL,
     };
     static const char *const rx_names[] = {
-        "state_size", "timers",   "init",  "send",
-        "accept",     "released", "timer", "pending",
+        "state_size", "timers",  "init",  "send",    "accept",
+        "released",   "handled", "timer", "pending",
     };
     /* A new op in lci_policy.h must be added here too. */
     _Static_assert(sizeof rx_set / sizeof rx_set[0] ==
@@ -185,7 +189,8 @@ lci_status_t lci_decomp_check(const lci_decomp_t *d, char *err, size_t errlen)
     _Static_assert(sizeof(lci_fa_ops_t) == 2 * sizeof(void (*)(void)),
                    "lci_decomp_check must check every fa op");
 
-    const char *missing = first_null(rx_set, rx_names, 8);
+    const char *missing =
+        first_null(rx_set, rx_names, sizeof rx_set / sizeof rx_set[0]);
     if (missing != NULL) {
         CHECK_FAIL("decomposition '%s': rx component '%s' leaves op '%s' "
                    "NULL (an op it cannot do must return "

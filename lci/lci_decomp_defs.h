@@ -102,6 +102,18 @@
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
         .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                   \
     }
+
+#define LCI_DECOMP_RXH_MH_SSAM_INIT                                            \
+    {                                                                          \
+        .name = "rxh-mh-ssam",                                                 \
+        .description = "SSAM reliability between host processes (the reply "  \
+                       "as the ack), multicast forwarded and fetch-and-add "   \
+                       "served by the hosts",                                  \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_ssam_component, .rx_place = LCI_PLACE_HOST,              \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                   \
+    }
 /* clang-format on */
 
 #endif

@@ -189,6 +189,8 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
 /* Runs an arrival through the host's reliability module, if it has one:
  * 1 to deliver it, 0 if consumed or dropped. */
 int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf);
+/* The client is done with an accepted packet (its upcall returned). */
+void lci_host_rx_handled(const lci_wire_hdr_t *hdr);
 /* Whether the host's reliability module has packets not yet
  * acknowledged. */
 int lci_host_rx_waiting(void);

@@ -326,6 +326,15 @@ int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
                                              LCI_HW_OK);
 }
 
+void lci_host_rx_handled(const lci_wire_hdr_t *hdr)
+{
+    if (rx_on_host()) {
+        lci_env_t env = host_env();
+        lci_decomp_active->rx->ops.handled(lci_host->rx_state, &env,
+                                           hdr->hop_src);
+    }
+}
+
 static void fire(void *arg, unsigned id)
 {
     (void)arg;

@@ -146,6 +146,7 @@ static int deliver(uint64_t *next_p)
         if (hdr.type == LCI_PKT_FA_REQ) {
             lci_host_serve_fa(&hdr, data);
             release_hbuf(hbuf);
+            lci_host_rx_handled(&hdr);
             continue;
         }
         if (hdr.type == LCI_PKT_MCAST &&
@@ -155,6 +156,7 @@ static int deliver(uint64_t *next_p)
         if (hdr.type == LCI_PKT_FA_REP) {
             fa_reply(data);
             release_hbuf(hbuf);
+            lci_host_rx_handled(&hdr);
             continue;
         }
         if (hdr.type == LCI_PKT_RETURNED) {
@@ -165,6 +167,7 @@ static int deliver(uint64_t *next_p)
         if (hdr.flags & LCI_HF_INTERNAL) {
             lci_host_internal(&hdr, data);
             release_hbuf(hbuf);
+            lci_host_rx_handled(&hdr);
             continue;
         }
         lci_rpacket_t *rp = &lci_host->rpackets[hbuf];
@@ -186,6 +189,7 @@ static int deliver(uint64_t *next_p)
         } else {
             release_hbuf(hbuf);
         }
+        lci_host_rx_handled(&hdr);
     }
     if (lci_host_forward_pending()) {
         lci_host_forward_drain(); /* acknowledgements may have freed buffers */

@@ -12,7 +12,8 @@
  *         gives back to its sender.  Written against lci_env.h, so the same
  *         module runs in the NI firmware or in the host library.
  *         Components: none (credits, RX_no), gbn (go-back-N, RX_ni and
- *         RX_h), vmmc2 (VMMC-2's firmware reliability).
+ *         RX_h), vmmc2 (VMMC-2's firmware reliability), ssam (SSAM's
+ *         request/reply windows).
  *   mc  - multicast forwarding: which children a multicast packet goes to
  *         next.  Components: tree (binary spanning tree).
  *   fa  - the fetch-and-add server.
@@ -31,7 +32,7 @@
 #include "lci_env.h"
 #include "lci_ni.h"
 
-#define LCI_POLICY_ABI 2
+#define LCI_POLICY_ABI 3
 
 /* ---- rx: reliability and flow control between neighbours ---------------
  *
@@ -54,6 +55,11 @@
  *                    keeps its reference to buf.
  *   released(peer)   a receive buffer that held a packet from peer became
  *                    free again.
+ *   handled(peer)    the client is done with a packet from peer that
+ *                    accept() passed: on the host, its upcall (or the
+ *                    library's own handling) returned; on the NI, it went
+ *                    to the host.  What the handler sent back to peer on
+ *                    the way has carried the ack (SSAM's reply-as-ack).
  *   timer(id)        timer id (0 .. timers()-1) expired.
  *   pending()        packets not yet acknowledged or still queued.
  */
@@ -66,6 +72,7 @@ typedef struct {
     int (*accept)(void *state, lci_env_t *env, uint32_t buf,
                   const lci_wire_hdr_t *hdr, uint32_t hw_status);
     void (*released)(void *state, lci_env_t *env, uint32_t peer);
+    void (*handled)(void *state, lci_env_t *env, uint32_t peer);
     void (*timer)(void *state, lci_env_t *env, uint32_t id);
     /* Packets sent but not yet acknowledged, or still queued: 0 when this
      * side owes nothing to anyone. */
@@ -78,6 +85,14 @@ typedef struct {
     uint32_t abi;
     lci_rx_ops_t ops;
 } lci_rx_component_t;
+
+/* handled() of a policy whose acknowledgements do not wait for the
+ * client's handler. */
+static inline void lci_rx_handled_ignored(void *state, lci_env_t *env,
+                                          uint32_t peer)
+{
+    (void)state, (void)env, (void)peer;
+}
 
 /* ---- mc: multicast forwarding ------------------------------------------ */
 typedef struct {
@@ -127,6 +142,7 @@ typedef struct {
 extern const lci_rx_component_t lci_rx_none_component;
 extern const lci_rx_component_t lci_rx_gbn_component;
 extern const lci_rx_component_t lci_rx_vmmc2_component;
+extern const lci_rx_component_t lci_rx_ssam_component;
 extern const lci_mc_component_t lci_mc_tree_component;
 extern const lci_fa_component_t lci_fa_component;
 

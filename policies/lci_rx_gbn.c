@@ -408,6 +408,7 @@ const lci_rx_component_t lci_rx_gbn_component = {
             .send = gbn_send,
             .accept = gbn_accept,
             .released = gbn_released,
+            .handled = lci_rx_handled_ignored,
             .timer = gbn_timer,
             .pending = gbn_pending,
         },

@@ -212,6 +212,7 @@ const lci_rx_component_t lci_rx_none_component = {
             .send = rx_none_send,
             .accept = rx_none_accept,
             .released = rx_none_released,
+            .handled = lci_rx_handled_ignored,
             .timer = rx_none_timer,
             .pending = rx_none_pending,
         },

@@ -431,6 +431,7 @@ const lci_rx_component_t lci_rx_vmmc2_component = {
             .send = vm_send,
             .accept = vm_accept,
             .released = vm_released,
+            .handled = lci_rx_handled_ignored,
             .timer = vm_timer,
             .pending = vm_pending,
         },

@@ -82,6 +82,8 @@ PROGRAMS_TEST(test_inline_shm_rxni_mni_vmmc2_delivers_exactly_once_in_order,
               "inline", "shm", "rxni-mni-vmmc2")
 PROGRAMS_TEST(test_thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order,
               "thread", "udp", "rxh-mh-vmmc2")
+PROGRAMS_TEST(test_inline_shm_rxh_mh_ssam_delivers_exactly_once_in_order,
+              "inline", "shm", "rxh-mh-ssam")
 PROGRAMS_TEST(test_thread_udp_rxni_mni_delivers_exactly_once_in_order,
               "thread", "udp", "rxni-mni")
 PROGRAMS_TEST(test_thread_udp_rxh_mh_delivers_exactly_once_in_order,
@@ -157,7 +159,8 @@ static void test_sleeping_host_in_interrupt_mode_wakes_by_the_watchdog(void)
 /* ---- faults injected on the live wire ---------------------------------- */
 
 static const char *const retransmitting[] = {
-    "rxni-mni", "rxni-mh", "rxh-mh", "rxni-mni-vmmc2", "rxh-mh-vmmc2"};
+    "rxni-mni",     "rxni-mh",     "rxh-mh", "rxni-mni-vmmc2",
+    "rxh-mh-vmmc2", "rxh-mh-ssam"};
 
 static void run_faulty(const char *wire, const char *spec)
 {
@@ -331,6 +334,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(inline_udp_rxh_mh_delivers_exactly_once_in_order),
     PPS_TEST(inline_shm_rxni_mni_vmmc2_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxh_mh_ssam_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),
     PPS_TEST(sleeping_host_in_interrupt_mode_wakes_by_the_watchdog),

@@ -209,6 +209,16 @@ static void test_vmmc2_runs_all_programs(void)
     check_decomp("rxh-mh-vmmc2");
 }
 
+static void test_ssam_runs_all_programs(void)
+{
+    check_decomp("rxh-mh-ssam");
+}
+
+static void test_ssam_recovers_from_drops_and_corruption(void)
+{
+    check_lossy("rxh-mh-ssam");
+}
+
 static void test_vmmc2_recovers_from_drops_and_corruption(void)
 {
     check_lossy("rxni-mni-vmmc2");
@@ -862,6 +872,7 @@ static const struct e2e_test decomp_tests[] = {
     T(rxni_mh_runs_all_programs),
     T(rxh_mh_runs_all_programs),
     T(vmmc2_runs_all_programs),
+    T(ssam_runs_all_programs),
     T(rxno_mni_stops_loudly_when_a_packet_is_dropped),
     T(rxno_mni_stops_loudly_when_packets_are_corrupted),
     T(rxno_mh_stops_loudly_when_a_packet_is_dropped),
@@ -869,6 +880,7 @@ static const struct e2e_test decomp_tests[] = {
     T(rxni_mh_recovers_from_drops_and_corruption),
     T(rxh_mh_recovers_from_drops_and_corruption),
     T(vmmc2_recovers_from_drops_and_corruption),
+    T(ssam_recovers_from_drops_and_corruption),
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
     T(replies_sent_from_upcalls_flow_on_every_decomposition),

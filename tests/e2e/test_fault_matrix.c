@@ -148,6 +148,7 @@ DECOMP_TESTS(rxh_mh, "rxh-mh")
 DECOMP_TESTS(rxni_mni_vmmc2, "rxni-mni-vmmc2")
 DECOMP_TESTS(rxni_mh_vmmc2, "rxni-mh-vmmc2")
 DECOMP_TESTS(rxh_mh_vmmc2, "rxh-mh-vmmc2")
+DECOMP_TESTS(rxh_mh_ssam, "rxh-mh-ssam")
 
 int main(void)
 {
@@ -171,6 +172,7 @@ int main(void)
     ADD(rxni_mni_vmmc2);
     ADD(rxni_mh_vmmc2);
     ADD(rxh_mh_vmmc2);
+    ADD(rxh_mh_ssam);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() +

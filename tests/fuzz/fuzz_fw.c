@@ -168,7 +168,8 @@ static const lci_platform_ops_t fz_platform = {
 static const char *const decomps[] = {"rxno-mni",       "rxno-mh",
                                       "rxni-mni",       "rxni-mh",
                                       "rxh-mh",         "rxni-mni-vmmc2",
-                                      "rxni-mh-vmmc2",  "rxh-mh-vmmc2"};
+                                      "rxni-mh-vmmc2",  "rxh-mh-vmmc2",
+                                      "rxh-mh-ssam"};
 
 static void *world_mem;
 static uint64_t world_bytes;

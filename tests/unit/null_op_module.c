@@ -17,6 +17,7 @@ static const lci_rx_component_t null_op_rx = {
             .send = stub_send,
             .accept = stub_accept,
             .released = stub_released,
+            .handled = stub_handled,
             .timer = NULL,
             .pending = stub_pending,
         },

@@ -448,6 +448,12 @@ static void arrive(const mock_ev_t *ev)
         }
         n->delivered[ev->peer]++;
         W.last_deliver_at = W.now;
+        /* The client's handler runs at once; an echoing one replies. */
+        if (n->echo) {
+            n->to_send[ev->peer]++;
+            mock_pump();
+        }
+        W.ops->handled(n->state, &n->env, ev->peer);
     }
     if (rbuf == LCI_BUF_NONE) {
         return;

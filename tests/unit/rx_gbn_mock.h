@@ -55,6 +55,7 @@ typedef struct {
     int cur_src; /* accept() running for a packet from cur_src */
     uint16_t cur_seq;
     uint32_t fails, last_fault;
+    int echo; /* the handler answers every packet with one of its own */
 } mock_node_t;
 
 typedef struct {

@@ -38,6 +38,10 @@ static inline void stub_released(void *state, lci_env_t *env, uint32_t peer)
 {
 }
 
+static inline void stub_handled(void *state, lci_env_t *env, uint32_t peer)
+{
+}
+
 static inline void stub_timer(void *state, lci_env_t *env, uint32_t id)
 {
 }
@@ -69,7 +73,8 @@ static inline int stub_apply(int64_t *vars, uint32_t nvars, lci_fa_msg_t *msg,
     {                                                                          \
         .state_size = stub_state_size, .timers = stub_timers,                  \
         .init = stub_init, .send = stub_send, .accept = stub_accept,           \
-        .released = stub_released, .timer = stub_timer,                        \
+        .released = stub_released, .handled = stub_handled,                    \
+        .timer = stub_timer,                                                   \
         .pending = stub_pending,                                               \
     }
 

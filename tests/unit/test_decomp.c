@@ -32,6 +32,7 @@ static const struct {
     {"rxni-mh-vmmc2", LCI_DECOMP_RXNI_MH_VMMC2,
      LCI_DECOMP_MODULE_RXNI_MH_VMMC2},
     {"rxh-mh-vmmc2", LCI_DECOMP_RXH_MH_VMMC2, LCI_DECOMP_MODULE_RXH_MH_VMMC2},
+    {"rxh-mh-ssam", LCI_DECOMP_RXH_MH_SSAM, LCI_DECOMP_MODULE_RXH_MH_SSAM},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -68,7 +69,8 @@ static void every_builtin_is_complete_and_of_the_current_abi(void)
         CU_ASSERT_EQUAL(d->fa->abi, LCI_POLICY_ABI);
         const lci_rx_ops_t *o = &d->rx->ops;
         CU_ASSERT(o->state_size && o->timers && o->init && o->send &&
-                  o->accept && o->released && o->timer && o->pending);
+                  o->accept && o->released && o->handled && o->timer &&
+                  o->pending);
         CU_ASSERT_PTR_NOT_NULL(d->mc->ops.forward);
         CU_ASSERT_PTR_NOT_NULL(d->fa->ops.serve);
         CU_ASSERT_PTR_NOT_NULL(d->fa->ops.apply);
