@@ -518,9 +518,21 @@ int bench_global_clock(void)
     return strcmp(bench_platform(), "sim") == 0;
 }
 
+int bench_in_paper(const char *decomp)
+{
+    static const char *const paper[] = {"rxno-mni", "rxno-mh", "rxni-mni", "rxni-mh", "rxh-mh"};
+
+    for (size_t i = 0; decomp != NULL && i < sizeof paper / sizeof paper[0]; i++) {
+        if (strcmp(decomp, paper[i]) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 bench_scheme_t bench_scheme_of(const char *decomp)
 {
-    if (decomp == NULL) {
+    if (!bench_in_paper(decomp)) {
         return BENCH_RX_UNKNOWN;
     }
     if (strncmp(decomp, "rxno-", 5) == 0) {
@@ -682,6 +694,9 @@ void bench_print_config(const char *prog, FILE *out)
     const char *decomp = bench_decomp();
 
     fprintf(out, "# %s: decomp=%s (%s) packet=%zu B (capacity %zu B) nodes=%d platform=%s\n",
-            prog, decomp, bench_scheme_name(bench_scheme_of(decomp)), bench_packet_size(),
+            prog, decomp,
+            bench_in_paper(decomp) ? bench_scheme_name(bench_scheme_of(decomp))
+                                   : "beyond the paper",
+            bench_packet_size(),
             lci_packet_capacity(), lci_size(), bench_platform());
 }

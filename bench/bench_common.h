@@ -131,7 +131,14 @@ typedef enum {
     BENCH_RX_UNKNOWN = 3
 } bench_scheme_t;
 
-/* "rxno-*" -> RX_no, "rxni-*" -> RX_ni, "rxh-*" -> RX_h. */
+/* True for the five decompositions the paper measured; the others are
+ * beyond it (another system's protocol, or a split the paper did not
+ * build) and have no published number to be compared with. */
+int bench_in_paper(const char *decomp);
+
+/* "rxno-*" -> RX_no, "rxni-*" -> RX_ni, "rxh-*" -> RX_h for the paper's
+ * five; BENCH_RX_UNKNOWN for any other decomposition, even one whose name
+ * starts the same way, so that no paper column is taken for its own. */
 bench_scheme_t bench_scheme_of(const char *decomp);
 const char *bench_scheme_name(bench_scheme_t scheme);
 
