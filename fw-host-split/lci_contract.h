@@ -60,7 +60,8 @@ typedef struct {
     uint16_t ack;       /* go-back-N cumulative acknowledgement */
     uint16_t link_seq;  /* stamped and checked by the link hardware */
     uint32_t aux;       /* F&A: variable | token */
-    uint32_t reserved;
+    uint16_t ep;        /* the endpoint it is for, on the destination */
+    uint16_t src_ep;    /* the endpoint that sent it */
 } lci_wire_hdr_t;
 _Static_assert(sizeof(lci_wire_hdr_t) == 32, "wire header is 32 bytes");
 
@@ -109,8 +110,11 @@ typedef struct {
     uint16_t seq;    /* LCI_CMD_RAW: sequence and acknowledgement */
     uint16_t ack;
     uint64_t h_time; /* when the command reaches the NI (PCI latency) */
+    uint16_t ep;     /* destination endpoint */
+    uint16_t src_ep; /* sending endpoint */
+    uint32_t reserved;
 } lci_cmd_t;
-_Static_assert(sizeof(lci_cmd_t) == 32, "command descriptor is 32 bytes");
+_Static_assert(sizeof(lci_cmd_t) == 40, "command descriptor is 40 bytes");
 
 /* A command carries the header fields of the packet it asks for: these
  * two copy them in and out, in one place. */
@@ -125,6 +129,8 @@ static inline void lci_cmd_set_hdr(lci_cmd_t *cmd, const lci_wire_hdr_t *hdr)
     cmd->seq = hdr->seq;
     cmd->ack = hdr->ack;
     cmd->aux = hdr->aux;
+    cmd->ep = hdr->ep;
+    cmd->src_ep = hdr->src_ep;
 }
 
 static inline void lci_cmd_get_hdr(const lci_cmd_t *cmd, lci_wire_hdr_t *hdr)
@@ -138,6 +144,8 @@ static inline void lci_cmd_get_hdr(const lci_cmd_t *cmd, lci_wire_hdr_t *hdr)
     hdr->seq = cmd->seq;
     hdr->ack = cmd->ack;
     hdr->aux = cmd->aux;
+    hdr->ep = cmd->ep;
+    hdr->src_ep = cmd->src_ep;
 }
 
 /* ---- NI -> host receive ring --------------------------------------- */

@@ -346,6 +346,8 @@ static void handle_command(lci_ni_t *ni)
     hdr.flags = cmd.flags;
     hdr.origin = (uint16_t)ni->node;
     hdr.aux = cmd.aux;
+    hdr.ep = cmd.ep;
+    hdr.src_ep = cmd.src_ep;
     /* One reference per command posted for this buffer, taken when the
      * first one arrives so the buffer outlives the last. */
     *lci_ni_refcnt(ni, cmd.buf) += (uint8_t)cmd.shares;

@@ -149,6 +149,8 @@ typedef struct lci_rpacket {
     int src;           /* node that sent (for multicast: the root) */
     int group;         /* multicast group id, or -1 for unicast */
     void *lci_private; /* owned by LCI */
+    int ep;            /* the endpoint it arrived at (0: the default) */
+    int src_ep;        /* the sender's endpoint */
 } lci_rpacket_t;
 
 typedef enum {
@@ -161,6 +163,31 @@ typedef lci_upcall_result_t (*lci_upcall_func_t)(lci_rpacket_t *packet,
                                                  void *arg);
 
 lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg);
+
+/* ---- endpoints ------------------------------------------------------ */
+
+/* A node may open several endpoints (an MPI communicator, a Panda port, a
+ * second library in the same program), each with its own upcall; a packet
+ * addresses a node and an endpoint there.  Endpoint 0 always exists: it is
+ * the one lci_upcall_set() gives an upcall and lci_send() uses at both
+ * ends.  Endpoints are numbered 1, 2, ... in the order a node opens them,
+ * so nodes that open theirs in the same order agree on the numbers.  A
+ * packet for an endpoint that is not open is dropped and counted
+ * (drops_endpoint in lci_counters_t). */
+typedef struct lci_endpoint lci_endpoint_t;
+
+#define LCI_MAX_ENDPOINTS 256
+
+lci_status_t lci_endpoint_open(lci_endpoint_t **ep_p,
+                               lci_upcall_func_t upcall, void *arg);
+lci_status_t lci_endpoint_close(lci_endpoint_t *ep);
+/* Endpoint 0, to send from it with lci_endpoint_send (it cannot be
+ * closed). */
+lci_endpoint_t *lci_endpoint_default(void);
+int lci_endpoint_id(const lci_endpoint_t *ep);
+/* Like lci_send, from endpoint ep to endpoint dest_ep of node dest. */
+lci_status_t lci_endpoint_send(lci_endpoint_t *ep, lci_packet_t *packet,
+                               int dest, int dest_ep, size_t len);
 
 /* Return-to-sender: a decomposition that retransmits gives up on a
  * destination after the configured number of retransmissions (255 by
@@ -243,6 +270,7 @@ typedef struct {
                                   an ack or NACK to the same node, still
                                   waiting for the link */
     uint64_t route_probes;     /* route-discovery probes sent (VMMC-2) */
+    uint64_t drops_endpoint;   /* arrived for an endpoint not open */
 } lci_counters_t;
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p);

@@ -17,6 +17,15 @@
 struct lci_packet {
     uint32_t buf;
     uint32_t in_use;
+    uint16_t ep;     /* destination endpoint of the send in progress */
+    uint16_t src_ep; /* sending endpoint */
+};
+
+struct lci_endpoint {
+    uint16_t id;
+    uint8_t open;
+    lci_upcall_func_t upcall;
+    void *arg;
 };
 
 struct lci_group {
@@ -39,8 +48,9 @@ typedef struct {
     lci_host_shared_t *hs;
     const lci_profile_t *prof;
 
-    lci_upcall_func_t upcall;
+    lci_upcall_func_t upcall; /* endpoint 0's */
     void *upcall_arg;
+    struct lci_endpoint endpoints[LCI_MAX_ENDPOINTS]; /* 1..: opened ones */
     lci_error_upcall_func_t error_upcall;
     void *error_upcall_arg;
     int in_upcall;
@@ -184,6 +194,12 @@ void lci_host_place_fini(void);
 void lci_host_place_drain(void);
 /* Sends a filled packet of the given type: through the NI's policies, or
  * through the host's own reliability module. */
+/* lci_send() to endpoint ep of dest, from endpoint src_ep (fn names the
+ * caller in error messages). */
+lci_status_t lci_host_send_to(const char *fn, lci_packet_t *packet, int dest,
+                              uint16_t ep, uint16_t src_ep, size_t len);
+/* Endpoint id's upcall and its argument; NULL when it is not open. */
+lci_upcall_func_t lci_host_endpoint_upcall(uint16_t id, void **arg_p);
 void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
                      size_t len, uint8_t flags);
 /* Runs an arrival through the host's reliability module, if it has one:

@@ -292,6 +292,8 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
     hdr.len = (uint16_t)len;
     hdr.origin = (uint16_t)lci_host->rank;
     hdr.dst = dst;
+    hdr.ep = packet->ep;
+    hdr.src_ep = packet->src_ep;
     lci_env_t env = host_env();
     packet->in_use = 0; /* the rx module holds it until acknowledged */
     if (type == LCI_PKT_MCAST) {

@@ -122,7 +122,9 @@ static int deliver(uint64_t *next_p)
                        hdr.type == LCI_PKT_RETURNED ||
                        lci_pkt_is_control(hdr.type) ||
                        (hdr.flags & LCI_HF_INTERNAL);
-        if (!internal && lci_host->upcall == NULL) {
+        void *upcall_arg = NULL;
+        lci_upcall_func_t upcall = lci_host_endpoint_upcall(hdr.ep, &upcall_arg);
+        if (!internal && upcall == NULL && hdr.ep == 0) {
             break; /* nobody to give it to yet */
         }
         uint32_t hbuf = slot->ni_hbuf;
@@ -170,18 +172,27 @@ static int deliver(uint64_t *next_p)
             lci_host_rx_handled(&hdr);
             continue;
         }
+        if (upcall == NULL) {
+            /* For an endpoint that is not open: dropped, and counted. */
+            lci_host->ni->counters.drops_endpoint++;
+            release_hbuf(hbuf);
+            lci_host_rx_handled(&hdr);
+            continue;
+        }
         lci_rpacket_t *rp = &lci_host->rpackets[hbuf];
         rp->data = data;
         rp->len = hdr.len;
         rp->src = hdr.origin;
         rp->group = hdr.type == LCI_PKT_MCAST ? (int)hdr.group : -1;
         rp->lci_private = NULL;
+        rp->ep = hdr.ep;
+        rp->src_ep = hdr.src_ep;
         lci_host->hs->delivered++;
         lci_host->upcalls++;
         n++;
         lci_host->in_upcall = 1;
         lci_host_upcall_begin();
-        lci_upcall_result_t r = lci_host->upcall(rp, lci_host->upcall_arg);
+        lci_upcall_result_t r = upcall(rp, upcall_arg);
         lci_host_upcall_end();
         lci_host->in_upcall = 0;
         if (r == LCI_UPCALL_KEEP) {

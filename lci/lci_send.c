@@ -25,6 +25,8 @@ static uint64_t try_take(lci_packet_t **packet_p)
         return LCI_TIME_INF;
     }
     lci_host->packets[buf].in_use = 1;
+    lci_host->packets[buf].ep = 0; /* the default endpoint, unless told */
+    lci_host->packets[buf].src_ep = 0;
     *packet_p = &lci_host->packets[buf];
     return 0;
 }
@@ -199,6 +201,8 @@ void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
     cmd.op = op;
     cmd.flags = flags;
     cmd.shares = 1;
+    cmd.ep = packet->ep;
+    cmd.src_ep = packet->src_ep;
     packet->in_use = 0;
     lci_host_post(&cmd);
 }
@@ -236,23 +240,31 @@ static lci_status_t check_send(const char *fn, lci_packet_t *packet,
     return LCI_OK;
 }
 
-lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
+lci_status_t lci_host_send_to(const char *fn, lci_packet_t *packet, int dest,
+                              uint16_t ep, uint16_t src_ep, size_t len)
 {
-    LCI_CHECK_INIT();
-    lci_status_t st = check_send(__func__, packet, len);
+    lci_status_t st = check_send(fn, packet, len);
     if (st != LCI_OK) {
         return st;
     }
     if (dest < 0 || (uint32_t)dest >= lci_host->size) {
         give_back(packet);
         return lci_error(LCI_ERR_RANK,
-                         "lci_send: destination %d is not a rank of 0..%u",
-                         dest, lci_host->size - 1);
+                         "%s: destination %d is not a rank of 0..%u", fn, dest,
+                         lci_host->size - 1);
     }
     lci_host_account(); /* no turn needed: see lci_host_packet_get */
+    packet->ep = ep;
+    packet->src_ep = src_ep;
     lci_host_submit(packet, LCI_PKT_DATA, (uint16_t)dest, len, 0);
     lci_host_leave();
     return LCI_OK;
+}
+
+lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
+{
+    LCI_CHECK_INIT();
+    return lci_host_send_to(__func__, packet, dest, 0, 0, len);
 }
 
 /* ---- groups ----------------------------------------------------------- */
@@ -350,6 +362,8 @@ static lci_status_t multicast(const char *fn, lci_packet_t *packet,
         return LCI_OK;
     }
     lci_host_account();
+    packet->ep = 0;
+    packet->src_ep = 0;
     lci_host_submit(packet, LCI_PKT_MCAST, (uint16_t)gid, len, flags);
     lci_host_leave();
     return LCI_OK;

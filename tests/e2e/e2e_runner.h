@@ -42,6 +42,7 @@ const char *e2e_prog_path(const char *rel);
 
 #define ALLTOALL   e2e_prog_path("tests/e2e/e2e_alltoall")
 #define MCAST      e2e_prog_path("tests/e2e/e2e_mcast")
+#define ENDPOINTS  e2e_prog_path("tests/e2e/e2e_endpoints")
 #define FA         e2e_prog_path("tests/e2e/e2e_fa")
 #define MISBEHAVE  e2e_prog_path("tests/e2e/e2e_misbehave")
 #define API_ERRORS e2e_prog_path("tests/api/api_errors")

@@ -42,6 +42,7 @@ static void run_programs(const char *nic, const char *wire, const char *d)
 {
     run_ok(nic, wire, d, "4", ALLTOALL, "200", NULL);
     run_ok(nic, wire, d, "4", MCAST, "100", NULL);
+    run_ok(nic, wire, d, "3", ENDPOINTS, "20", NULL);
     run_ok(nic, wire, d, "4", FA, "100", NULL);
     run_ok(nic, wire, d, "4", ALLTOALL, "50", "--intr");
 }

@@ -130,6 +130,10 @@ static void check_decomp(const char *d)
     e2e_run(&r, "-n", "7", "--decomp", d, FA, "-k", "50", NULL);
     e2e_expect_success(&r);
     e2e_run_free(&r);
+    e2e_run(&r, "-n", "5", "--decomp", d, ENDPOINTS, "-e", "4", "-k", "20",
+            NULL);
+    e2e_expect_success(&r);
+    e2e_run_free(&r);
 }
 
 /* On a lossy, corrupting wire the retransmitting decompositions still
@@ -152,6 +156,10 @@ static void check_lossy(const char *d)
     e2e_run_free(&r);
     e2e_run(&r, "-n", "4", "--decomp", d, "--fault", fault, FA, "-k", "50",
             NULL);
+    e2e_expect_success(&r);
+    e2e_run_free(&r);
+    e2e_run(&r, "-n", "4", "--decomp", d, "--fault", fault, ENDPOINTS, "-e",
+            "8", "-k", "20", NULL);
     e2e_expect_success(&r);
     e2e_run_free(&r);
 }
