@@ -26,6 +26,8 @@ void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
     cfg->max_retries = 255;
     cfg->rto_ns = 5000000;
     cfg->ack_delay_ns = 1000000;
+    /* AM-II's Myrinet NIC held seven endpoint frames. */
+    cfg->ep_frames = 7;
     cfg->sram_bytes = 1u << 20;
     cfg->lookahead_ns = UINT64_MAX; /* as far as is exact */
     cfg->seed = 1;

@@ -57,6 +57,7 @@ typedef struct {
     uint32_t max_retries;  /* retransmissions before return-to-sender */
     uint64_t rto_ns;       /* retransmission timeout */
     uint64_t ack_delay_ns; /* delayed-acknowledgement timeout */
+    uint32_t ep_frames;    /* endpoints an NI holds at once (AM-II) */
     uint64_t sram_bytes;   /* NI SRAM arena */
     uint64_t lookahead_ns; /* how far a host may run ahead (sim) */
     uint64_t seed;

@@ -73,6 +73,8 @@ typedef enum {
     X(ni_rel_rx_ns, 2000.0, LCI_UNIT_TIME,                                     \
       "NI: go-back-N bookkeeping of a packet received (RX_ni)")                \
     X(ni_timer_ns, 1000.0, LCI_UNIT_TIME, "NI: handle a timer expiry")         \
+    X(ni_ep_fault_ns, 300000.0, LCI_UNIT_TIME,                                 \
+      "AM-II: page an endpoint into an NI frame (and its victim out)")         \
     X(ni_dma_setup_ns, 300.0, LCI_UNIT_TIME, "DMA engine start-up latency")     \
     X(ni_intr_ns, 500.0, LCI_UNIT_TIME, "NI: raise an interrupt")              \
     X(ni_clock_ns, 500.0, LCI_UNIT_TIME, "NI clock resolution")                \

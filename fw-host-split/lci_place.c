@@ -1,7 +1,8 @@
 /* lci_place.c - placement glue shared by both sides. */
 #include "lci_place.h"
 
-void lci_rx_params_from_config(const lci_config_t *cfg, lci_rx_params_t *p)
+void lci_rx_params_from_config(const lci_config_t *cfg,
+                               const lci_profile_t *prof, lci_rx_params_t *p)
 {
     p->nnodes = cfg->nnodes;
     p->nbufs = cfg->nsend + cfg->nrecv;
@@ -10,4 +11,6 @@ void lci_rx_params_from_config(const lci_config_t *cfg, lci_rx_params_t *p)
     p->rto_ns = cfg->rto_ns;
     p->ack_delay_ns = cfg->ack_delay_ns;
     p->nsend = cfg->nsend;
+    p->frames = cfg->ep_frames;
+    p->fault_ns = (uint64_t)prof->ni_ep_fault_ns;
 }

@@ -8,9 +8,11 @@
 #include "lci_config.h"
 #include "lci_env.h"
 #include "lci_ni.h"
+#include "lci_profile.h"
 
 /* The rx module's parameters for a run configuration. */
-void lci_rx_params_from_config(const lci_config_t *cfg, lci_rx_params_t *p);
+void lci_rx_params_from_config(const lci_config_t *cfg,
+                               const lci_profile_t *prof, lci_rx_params_t *p);
 
 /* The environment of policies placed on NI ni (valid while a firmware
  * handler of ni runs). */

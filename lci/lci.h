@@ -271,6 +271,7 @@ typedef struct {
                                   waiting for the link */
     uint64_t route_probes;     /* route-discovery probes sent (VMMC-2) */
     uint64_t drops_endpoint;   /* arrived for an endpoint not open */
+    uint64_t ep_faults;        /* endpoints paged into an NI frame (AM-II) */
 } lci_counters_t;
 
 lci_status_t lci_counters_get(lci_counters_t *counters_p);

@@ -18,7 +18,7 @@
     !defined(LCI_DECOMP_RXNI_MNI) || !defined(LCI_DECOMP_RXNI_MH) ||           \
     !defined(LCI_DECOMP_RXH_MH) || !defined(LCI_DECOMP_RXNI_MNI_VMMC2) ||     \
     !defined(LCI_DECOMP_RXNI_MH_VMMC2) || !defined(LCI_DECOMP_RXH_MH_VMMC2) ||   \
-    !defined(LCI_DECOMP_RXH_MH_SSAM)
+    !defined(LCI_DECOMP_RXH_MH_SSAM) || !defined(LCI_DECOMP_RXNI_MNI_AM2)
 #error "config.h must define every LCI_DECOMP_* macro (0 or 1)"
 #endif
 
@@ -49,6 +49,9 @@ static const lci_decomp_t builtin[] = {
 #endif
 #if LCI_DECOMP_RXH_MH_SSAM
     LCI_DECOMP_RXH_MH_SSAM_INIT,
+#endif
+#if LCI_DECOMP_RXNI_MNI_AM2
+    LCI_DECOMP_RXNI_MNI_AM2_INIT,
 #endif
 };
 

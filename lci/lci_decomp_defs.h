@@ -114,6 +114,18 @@
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_HOST,              \
         .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                   \
     }
+
+#define LCI_DECOMP_RXNI_MNI_AM2_INIT                                           \
+    {                                                                          \
+        .name = "rxni-mni-am2",                                                \
+        .description = "AM-II transport between NIs (endpoints paged into NI " \
+                       "frames, channels, ACK/NACK per packet), multicast "    \
+                       "forwarded by the NI",                                  \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_am2_component, .rx_place = LCI_PLACE_NI,                 \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                     \
+    }
 /* clang-format on */
 
 #endif

@@ -97,6 +97,8 @@ static lci_status_t set_window(lci_options_t *opt, const char *v, char *err,
 }
 U32_OPTION(set_ring, nring, 2, 1u << 20, "a number of ring slots")
 U32_OPTION(set_retries, max_retries, 0, 65535, "a number of retransmissions")
+U32_OPTION(set_ep_frames, ep_frames, 1, LCI_MAX_ENDPOINTS,
+           "a number of endpoint frames")
 
 #define TIME_OPTION(fn, field, what)                                           \
     static lci_status_t fn(lci_options_t *opt, const char *v, char *err,       \
@@ -348,6 +350,10 @@ static const option_t options[] = {
     {"rto", "NS", "retransmission timeout (default 5 ms)", set_rto},
     {"ack-delay", "NS", "delayed-acknowledgement timeout (default 1 ms)",
      set_ack_delay},
+    {"ep-frames", "N",
+     "endpoints the NI holds at once; others are paged in on demand "
+     "(AM-II decompositions; default 7)",
+     set_ep_frames},
     {"events", "N", "event-queue capacity (default 4M)", set_events},
     {"lookahead", "NS",
      "how far a host may run ahead; capped at the doorbell latency",

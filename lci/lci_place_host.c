@@ -190,7 +190,7 @@ lci_status_t lci_host_place_init(void)
     const lci_config_t *cfg = &lci_seg()->cfg;
     const lci_rx_component_t *rx = lci_decomp_active->rx;
     lci_rx_params_t params;
-    lci_rx_params_from_config(cfg, &params);
+    lci_rx_params_from_config(cfg, lci_host->prof, &params);
     uint32_t ntimers = rx->ops.timers(&params);
     lci_host->rx_state = calloc(1, rx->ops.state_size(&params));
     lci_host->send_refs = calloc(cfg->nsend, sizeof *lci_host->send_refs);

@@ -245,10 +245,10 @@ static void print_stats(lci_seg_t *seg)
     memset(&sum, 0, sizeof sum);
     fprintf(stderr,
             "%5s %8s %8s %7s %6s %6s %8s %8s %6s %6s %6s %6s %6s %6s %6s %5s "
-            "%6s %6s %10s %10s %6s %6s\n",
+            "%6s %6s %10s %10s %6s %6s %6s\n",
             "node", "data", "mcast", "ack", "nack", "fa", "recv", "deliv",
             "retx", "crc", "nobuf", "seq", "malf", "auth", "stalls", "intr", "retn",
-            "merged", "host_us", "ni_us", "probes", "noep");
+            "merged", "host_us", "ni_us", "probes", "noep", "epflt");
     for (uint32_t k = 0; k <= n; k++) {
         lci_counters_t c;
         if (k < n) {
@@ -268,7 +268,7 @@ static void print_stats(lci_seg_t *seg)
         fprintf(stderr,
                 "%5s %8llu %8llu %7llu %6llu %6llu %8llu %8llu %6llu %6llu "
                 "%6llu %6llu %6llu %6llu %6llu %5llu %6llu %6llu %10.1f %10.1f "
-                "%6llu %6llu\n",
+                "%6llu %6llu %6llu\n",
                 name, (unsigned long long)c.pkts_sent_data,
                 (unsigned long long)c.pkts_sent_mcast,
                 (unsigned long long)c.pkts_sent_ack,
@@ -288,7 +288,8 @@ static void print_stats(lci_seg_t *seg)
                 (unsigned long long)c.tx_merged, c.host_busy_ns / 1000.0,
                 c.ni_busy_ns / 1000.0,
                 (unsigned long long)c.route_probes,
-                (unsigned long long)c.drops_endpoint);
+                (unsigned long long)c.drops_endpoint,
+                (unsigned long long)c.ep_faults);
     }
 }
 

@@ -95,6 +95,8 @@ typedef struct {
     uint64_t ack_delay_ns; /* delayed-acknowledgement timeout */
     uint32_t nsend;        /* of the nbufs, those packets are sent from
                               (0: any of them) */
+    uint32_t frames;       /* endpoints the side holds at once (AM-II) */
+    uint64_t fault_ns;     /* time to page an endpoint in (AM-II) */
 } lci_rx_params_t;
 
 /* Consecutive retransmission timeouts double, up to 2^this times rto_ns: a

@@ -13,7 +13,7 @@
  *         module runs in the NI firmware or in the host library.
  *         Components: none (credits, RX_no), gbn (go-back-N, RX_ni and
  *         RX_h), vmmc2 (VMMC-2's firmware reliability), ssam (SSAM's
- *         request/reply windows).
+ *         request/reply windows), am2 (AM-II's endpoints and channels).
  *   mc  - multicast forwarding: which children a multicast packet goes to
  *         next.  Components: tree (binary spanning tree).
  *   fa  - the fetch-and-add server.
@@ -143,6 +143,7 @@ extern const lci_rx_component_t lci_rx_none_component;
 extern const lci_rx_component_t lci_rx_gbn_component;
 extern const lci_rx_component_t lci_rx_vmmc2_component;
 extern const lci_rx_component_t lci_rx_ssam_component;
+extern const lci_rx_component_t lci_rx_am2_component;
 extern const lci_mc_component_t lci_mc_tree_component;
 extern const lci_fa_component_t lci_fa_component;
 

@@ -60,6 +60,26 @@ static inline uint32_t lci_slotq_pop(lci_slot_t *slots, lci_slot_queue_t *q)
     return s;
 }
 
+/* Takes slot s out of q wherever it is (q holds it). */
+static inline void lci_slotq_remove(lci_slot_t *slots, lci_slot_queue_t *q,
+                                    uint32_t s)
+{
+    uint32_t prev = LCI_SLOT_NIL;
+    for (uint32_t k = q->head; k != s; k = slots[k].next) {
+        prev = k;
+    }
+    uint32_t next = slots[s].next;
+    if (prev == LCI_SLOT_NIL) {
+        q->head = next;
+    } else {
+        slots[prev].next = next;
+    }
+    if (q->tail == s) {
+        q->tail = prev;
+    }
+    q->count--;
+}
+
 /* The free slots are a stack linked by next, its top in *free_head. */
 static inline uint32_t lci_slot_alloc(lci_slot_t *slots, uint32_t *free_head)
 {

@@ -36,7 +36,7 @@ lci_status_t lci_ni_layout(lci_ni_t *ni, uint64_t arena_bytes, uint32_t node,
 {
     const lci_decomp_t *dc = lci_decomp_active;
     lci_rx_params_t params;
-    lci_rx_params_from_config(cfg, &params);
+    lci_rx_params_from_config(cfg, prof, &params);
     arena_t a = {.used = sizeof(lci_ni_t), .size = arena_bytes};
     memset(ni, 0, sizeof *ni);
     ni->node = node;

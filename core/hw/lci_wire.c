@@ -110,7 +110,6 @@ static uint32_t tx_find_waiting(uint32_t node, uint64_t now,
                                 const lci_wire_hdr_t *hdr, uint32_t buf,
                                 uint32_t *entries, unsigned count)
 {
-    int data = hdr->type == LCI_PKT_DATA || hdr->type == LCI_PKT_MCAST;
     for (unsigned k = 0; k < count; k++) {
         lci_wire_hdr_t old;
         if (!tx_still_waiting(entries[k], now, &old)) {
@@ -119,7 +118,7 @@ static uint32_t tx_find_waiting(uint32_t node, uint64_t now,
         const wire_slot_t *ws = wire_slot(entries[k]);
         if (ws->src == node && ws->buf == buf &&
             old.dst == hdr->dst && old.type == hdr->type &&
-            old.len == hdr->len && (!data || old.seq == hdr->seq) &&
+            old.len == hdr->len && old.seq == hdr->seq && old.ep == hdr->ep &&
             (uint32_t)old.credits + hdr->credits <= UINT16_MAX) {
             return entries[k];
         }

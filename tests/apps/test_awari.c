@@ -37,6 +37,7 @@ PPS_DECOMP_TEST(test_rxni_mni_vmmc2_awari_checks_its_databases, "rxni-mni-vmmc2"
 PPS_DECOMP_TEST(test_rxni_mni_vmmc2_awari_survives_drops, "rxni-mni-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_vmmc2_awari_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_awari_survives_drops, "rxh-mh-ssam", 1)
+PPS_DECOMP_TEST(test_rxni_mni_am2_awari_survives_drops, "rxni-mni-am2", 1)
 
 /* 64 nodes and one give the same databases (the hash is printed). */
 static void test_awari_on_64_nodes_and_on_one(void)
@@ -90,6 +91,7 @@ int main(void)
         PPS_TEST(rxni_mni_vmmc2_awari_survives_drops),
         PPS_TEST(rxh_mh_vmmc2_awari_survives_drops),
         PPS_TEST(rxh_mh_ssam_awari_survives_drops),
+        PPS_TEST(rxni_mni_am2_awari_survives_drops),
         PPS_TEST(awari_on_64_nodes_and_on_one),
         PPS_TEST(awari_on_the_live_platform),
         PPS_TEST(awari_refuses_bad_options_saying_what_was_expected),

@@ -222,6 +222,32 @@ static void test_ssam_runs_all_programs(void)
     check_decomp("rxh-mh-ssam");
 }
 
+static void test_am2_runs_all_programs(void)
+{
+    check_decomp("rxni-mni-am2");
+}
+
+static void test_am2_recovers_from_drops_and_corruption(void)
+{
+    check_lossy("rxni-mni-am2");
+}
+
+/* More endpoints than NI frames: every packet still lands exactly once,
+ * in order per endpoint pair, through endpoint faults and NACKs. */
+static void test_am2_pages_endpoints_in_and_out(void)
+{
+    struct e2e_run r;
+    if (e2e_skip_unless_offered("rxni-mni-am2")) {
+        return;
+    }
+    e2e_run(&r, "-n", "3", "--decomp", "rxni-mni-am2", "--ep-frames", "3",
+            "--rto", "200000", "--stats", ENDPOINTS, "-e", "8", "-k", "5",
+            NULL);
+    e2e_expect_success(&r);
+    CU_ASSERT(e2e_contains(r.out, ": OK"));
+    e2e_run_free(&r);
+}
+
 static void test_ssam_recovers_from_drops_and_corruption(void)
 {
     check_lossy("rxh-mh-ssam");
@@ -881,6 +907,8 @@ static const struct e2e_test decomp_tests[] = {
     T(rxh_mh_runs_all_programs),
     T(vmmc2_runs_all_programs),
     T(ssam_runs_all_programs),
+    T(am2_runs_all_programs),
+    T(am2_pages_endpoints_in_and_out),
     T(rxno_mni_stops_loudly_when_a_packet_is_dropped),
     T(rxno_mni_stops_loudly_when_packets_are_corrupted),
     T(rxno_mh_stops_loudly_when_a_packet_is_dropped),
@@ -889,6 +917,7 @@ static const struct e2e_test decomp_tests[] = {
     T(rxh_mh_recovers_from_drops_and_corruption),
     T(vmmc2_recovers_from_drops_and_corruption),
     T(ssam_recovers_from_drops_and_corruption),
+    T(am2_recovers_from_drops_and_corruption),
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
     T(replies_sent_from_upcalls_flow_on_every_decomposition),

@@ -84,6 +84,8 @@ typedef struct {
     uint64_t refs_taken, refs_dropped, bad_releases;
     uint32_t ack_violations, window_violations, seq_gaps;
     uint32_t charge_calls, deliver_calls, env_send_calls;
+    int per_packet_acks; /* the policy acks each packet by itself: skip
+                            the piggybacked-ack and window checks */
 } mock_world_t;
 
 extern mock_world_t W;

@@ -33,6 +33,7 @@ static const struct {
      LCI_DECOMP_MODULE_RXNI_MH_VMMC2},
     {"rxh-mh-vmmc2", LCI_DECOMP_RXH_MH_VMMC2, LCI_DECOMP_MODULE_RXH_MH_VMMC2},
     {"rxh-mh-ssam", LCI_DECOMP_RXH_MH_SSAM, LCI_DECOMP_MODULE_RXH_MH_SSAM},
+    {"rxni-mni-am2", LCI_DECOMP_RXNI_MNI_AM2, LCI_DECOMP_MODULE_RXNI_MNI_AM2},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 

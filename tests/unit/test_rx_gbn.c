@@ -21,7 +21,8 @@ static lci_rx_params_t params(uint32_t nnodes, uint32_t window, uint32_t nbufs,
                               uint64_t rto, uint64_t ack_delay,
                               uint32_t max_retries)
 {
-    lci_rx_params_t p = {nnodes, nbufs, window, max_retries, rto, ack_delay, 0};
+    lci_rx_params_t p = {nnodes, nbufs, window, max_retries, rto, ack_delay,
+                         0,      0,     0};
     return p;
 }
 

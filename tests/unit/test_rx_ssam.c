@@ -20,7 +20,7 @@
 static lci_rx_params_t params(uint32_t nnodes, uint32_t window,
                               uint64_t rto, uint32_t max_retries)
 {
-    lci_rx_params_t p = {nnodes, 64, window, max_retries, rto, 20 * US, 0};
+    lci_rx_params_t p = {nnodes, 64, window, max_retries, rto, 20 * US, 0, 0, 0};
     return p;
 }
 
