@@ -181,14 +181,14 @@ static void fault(am_state_t *st, lci_env_t *env, uint16_t ep)
 
 /* ---- sending ----------------------------------------------------------- */
 
-static void transmit(am_state_t *st, lci_env_t *env, const lci_slot_t *sl)
+/* A kept packet onto the wire (again): no ack rides on it. */
+static void transmit(lci_env_t *env, const lci_slot_t *sl)
 {
     lci_wire_hdr_t h = sl->hdr;
     h.hop_src = (uint16_t)env->node;
     h.flags = (uint8_t)(h.flags & ~LCI_HF_ACK);
     env->ops->charge(env, LCI_COST_REL_SEND);
     env->ops->transmit(env, sl->buf, &h);
-    (void)st;
 }
 
 static void transmit_new(am_state_t *st, lci_env_t *env, uint32_t pi,
@@ -200,7 +200,7 @@ static void transmit_new(am_state_t *st, lci_env_t *env, uint32_t pi,
     sl->hdr.seq = *seq;
     *seq = lci_seq_add(*seq, 1);
     lci_slotq_push(slots_of(st), &tx->out, s);
-    transmit(st, env, sl);
+    transmit(env, sl);
     if (!tx->rto_on) {
         lci_rx_rto_start(env, pi, tx, st->p.rto_ns);
     }
@@ -260,7 +260,7 @@ static void rto_expired(am_state_t *st, lci_env_t *env, uint32_t pi)
     tx->retries++;
     lci_slot_t *slots = slots_of(st);
     for (uint32_t k = tx->out.head; k != LCI_SLOT_NIL; k = slots[k].next) {
-        transmit(st, env, &slots[k]);
+        transmit(env, &slots[k]);
         env->ops->counters(env)->retransmissions++;
     }
     lci_rx_rto_start(env, pi, tx, st->p.rto_ns);
