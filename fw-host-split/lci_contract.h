@@ -41,6 +41,10 @@ enum {
     LCI_HF_INTERNAL = 1u << 0, /* for the LCI library itself (barrier) */
     LCI_HF_ACKREQ = 1u << 1,   /* receiver should acknowledge at once */
     LCI_HF_ACK = 1u << 2,      /* the ack field acknowledges up to it */
+    LCI_HF_SEQ_ONLY = 1u << 3, /* NI -> host only, under an unordered rx
+                                  (LCI_RX_UNORDERED): the NI served or
+                                  dropped this packet; the host takes only
+                                  its place in its sender's order */
 };
 
 /* The aux field of an LCI_PKT_ROUTE packet. */

@@ -247,6 +247,24 @@ static void handle_arrival_for_host(lci_ni_t *ni, const lci_rxq_entry_t *e)
     }
 }
 
+/* An unordered rx (LCI_RX_UNORDERED) leaves FIFO order to the host,
+ * which puts each neighbour's packets back in order by sequence number and
+ * so must see every number the rx passed: a packet the NI served or
+ * dropped after the rx passed it goes up all the same, header only. */
+static void pass_up_seq_only(lci_ni_t *ni, uint32_t buf)
+{
+    if (!(lci_decomp_active->rx->flags & LCI_RX_UNORDERED) ||
+        buf == LCI_NONE) {
+        return;
+    }
+    /* An F&A reply goes from this buffer with a header of its own: only
+     * the payload is shared, and the host takes none of it. */
+    lci_wire_hdr_t *h = lci_ni_buf_hdr(ni, buf);
+    h->flags = (uint8_t)(h->flags | LCI_HF_SEQ_ONLY);
+    h->len = 0;
+    lci_fw_deliver(ni, buf);
+}
+
 static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
 {
     const lci_decomp_t *dc = lci_decomp_active;
@@ -269,6 +287,7 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
         }
         goto done; /* consumed or dropped by the policy */
     }
+    int passed_up = 1;
     switch (e->hdr.type) {
     case LCI_PKT_DATA:
     case LCI_PKT_FA_REP:
@@ -281,6 +300,7 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
         if (g == NULL || g->nmembers == 0 || g->self < 0 ||
             e->hdr.aux >= g->nmembers) {
             ni->counters.drops_malformed++;
+            passed_up = 0;
             break;
         }
         if (dc->mc_place == LCI_PLACE_NI) {
@@ -293,13 +313,18 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
     case LCI_PKT_FA_REQ:
         if (dc->fa_place == LCI_PLACE_NI) {
             dc->fa->ops.serve(ni, buf);
+            passed_up = 0;
         } else {
             lci_fw_deliver(ni, buf);
         }
         break;
     default:
         ni->counters.drops_malformed++;
+        pass_up_seq_only(ni, buf);
         goto done;
+    }
+    if (!passed_up) {
+        pass_up_seq_only(ni, buf);
     }
     dc->rx->ops.handled(lci_place_ni_rx_state(ni), &env, e->hdr.hop_src);
 done:

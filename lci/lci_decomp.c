@@ -18,7 +18,8 @@
     !defined(LCI_DECOMP_RXNI_MNI) || !defined(LCI_DECOMP_RXNI_MH) ||           \
     !defined(LCI_DECOMP_RXH_MH) || !defined(LCI_DECOMP_RXNI_MNI_VMMC2) ||     \
     !defined(LCI_DECOMP_RXNI_MH_VMMC2) || !defined(LCI_DECOMP_RXH_MH_VMMC2) ||   \
-    !defined(LCI_DECOMP_RXH_MH_SSAM) || !defined(LCI_DECOMP_RXNI_MNI_AM2)
+    !defined(LCI_DECOMP_RXH_MH_SSAM) || !defined(LCI_DECOMP_RXNI_MNI_AM2) ||   \
+    !defined(LCI_DECOMP_RXNI_MNI_SRD)
 #error "config.h must define every LCI_DECOMP_* macro (0 or 1)"
 #endif
 
@@ -52,6 +53,9 @@ static const lci_decomp_t builtin[] = {
 #endif
 #if LCI_DECOMP_RXNI_MNI_AM2
     LCI_DECOMP_RXNI_MNI_AM2_INIT,
+#endif
+#if LCI_DECOMP_RXNI_MNI_SRD
+    LCI_DECOMP_RXNI_MNI_SRD_INIT,
 #endif
 };
 
@@ -167,6 +171,24 @@ lci_status_t lci_decomp_check(const lci_decomp_t *d, char *err, size_t errlen)
                    d->name,
                    d->mc_place == LCI_PLACE_NI ? "multicast forwarding"
                                                : "fetch-and-add");
+    }
+
+    if (d->rx->flags & ~(uint32_t)LCI_RX_FLAGS_KNOWN) {
+        CHECK_FAIL("decomposition '%s': rx component '%s' has flags 0x%x "
+                   "this library does not know (known: 0x%x)",
+                   d->name, d->rx->name, (unsigned)d->rx->flags,
+                   (unsigned)LCI_RX_FLAGS_KNOWN);
+    }
+    if ((d->rx->flags & LCI_RX_UNORDERED) && d->rx_place == LCI_PLACE_HOST) {
+        /* The host restores FIFO order for what the NI hands up
+         * (lci/lci_reorder.c); an rx on the host decides delivery itself,
+         * and nothing between it and the client would reorder. */
+        CHECK_FAIL("decomposition '%s': rx component '%s' delivers out of "
+                   "order (LCI_RX_UNORDERED), so it must be placed on the "
+                   "NI: the host library restores FIFO order only for what "
+                   "the NI hands up, and nothing would reorder behind an rx "
+                   "on the host",
+                   d->name, d->rx->name);
     }
 
     const lci_rx_ops_t *rx = &d->rx->ops;

@@ -126,6 +126,18 @@
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
         .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                     \
     }
+
+#define LCI_DECOMP_RXNI_MNI_SRD_INIT                                           \
+    {                                                                          \
+        .name = "rxni-mni-srd",                                                \
+        .description = "reliable unordered datagrams between NIs (SRD), "     \
+                       "FIFO restored by the hosts, multicast forwarded by "  \
+                       "the NI",                                               \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_srd_component, .rx_place = LCI_PLACE_NI,                 \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                     \
+    }
 /* clang-format on */
 
 #endif

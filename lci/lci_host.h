@@ -75,6 +75,10 @@ typedef struct {
     uint8_t *slot_taken;     /* per ring slot: lci_slot_ahead_t */
     int taking_ahead;        /* inside lci_host_take_ahead */
     lci_rpacket_t *rpackets; /* per host buffer */
+    /* FIFO order restored behind an unordered rx (LCI_RX_UNORDERED), NULL
+     * otherwise; a packet whose turn came waits for an upcall to be set */
+    struct lci_reorder *reorder;
+    int reorder_stalled;
 
     /* send buffers */
     struct lci_packet *packets; /* one handle per send buffer */
@@ -144,6 +148,8 @@ void lci_host_account(void);
 /* Posts an event to this node's NI, arriving after the doorbell latency. */
 void lci_host_post_ni(uint16_t type, uint32_t a);
 
+/* Sets up lci_host->reorder when the rx delivers out of order. */
+lci_status_t lci_host_reorder_init(const lci_config_t *cfg);
 /* Delivers every packet visible now; *next_p gets the time of the next
  * packet already in the ring but not yet visible, or LCI_TIME_INF. */
 int lci_host_deliver(uint64_t *next_p);

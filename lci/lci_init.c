@@ -20,6 +20,7 @@
 #include "lci_live.h"
 #include "lci_options.h"
 #include "lci_platform.h"
+#include "lci_reorder.h"
 #include "lci_timeline.h"
 
 static lci_host_t host_initial;
@@ -35,6 +36,8 @@ static void host_release(void)
     free(lci_host->packets);
     free(lci_host->spare);
     free(lci_host->unreachable);
+    lci_reorder_free(lci_host->reorder);
+    lci_host->reorder = NULL;
     lci_host_place_fini();
 }
 
@@ -395,6 +398,9 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host->groups[0].id = 0;
     lci_host->groups[0].live = 1;
     st = lci_host_place_init();
+    if (st == LCI_OK) {
+        st = lci_host_reorder_init(&s->cfg);
+    }
     if (st != LCI_OK) {
         return st;
     }

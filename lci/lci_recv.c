@@ -6,7 +6,10 @@
 
 #include "lci_decomp.h"
 #include "lci_host.h"
+#include "lci_place.h"
 #include "lci_policy.h"
+#include "lci_reorder.h"
+#include "lci_rx_window.h"
 
 lci_status_t lci_upcall_set(lci_upcall_func_t upcall, void *arg)
 {
@@ -95,6 +98,185 @@ int lci_host_deliver(uint64_t *next_p)
     return n;
 }
 
+/* What the library consumes itself needs no client upcall. */
+static int needs_no_upcall(const lci_wire_hdr_t *hdr)
+{
+    return hdr->type == LCI_PKT_FA_REP || hdr->type == LCI_PKT_FA_REQ ||
+           hdr->type == LCI_PKT_RETURNED || lci_pkt_is_control(hdr->type) ||
+           (hdr->flags & LCI_HF_INTERNAL);
+}
+
+/* Whether hdr must stay where it is until an upcall is set: it is for
+ * the client's default endpoint, which has none yet. */
+static int waits_for_upcall(const lci_wire_hdr_t *hdr)
+{
+    void *upcall_arg = NULL;
+    return !needs_no_upcall(hdr) &&
+           lci_host_endpoint_upcall(hdr->ep, &upcall_arg) == NULL &&
+           hdr->ep == 0;
+}
+
+/* Everything the library does with a packet taken from the ring, in its
+ * sender's order: F&A requests and replies, returned packets, its own
+ * internal packets, multicast forwarding by the host and the upcall of
+ * the endpoint it is for.  Returns the upcalls it made. */
+static int process(lci_wire_hdr_t hdr, uint32_t hbuf, const char *data)
+{
+    int n = 0;
+    void *upcall_arg = NULL;
+    lci_upcall_func_t upcall = lci_host_endpoint_upcall(hdr.ep, &upcall_arg);
+    if (hdr.type == LCI_PKT_FA_REQ) {
+        lci_host_serve_fa(&hdr, data);
+        release_hbuf(hbuf);
+        lci_host_rx_handled(&hdr);
+        return n;
+    }
+    if (hdr.type == LCI_PKT_MCAST &&
+        lci_decomp_active->mc_place == LCI_PLACE_HOST) {
+        lci_host_forward(&hdr, data); /* re-inject before the upcall */
+    }
+    if (hdr.type == LCI_PKT_FA_REP) {
+        fa_reply(data);
+        release_hbuf(hbuf);
+        lci_host_rx_handled(&hdr);
+        return n;
+    }
+    if (hdr.type == LCI_PKT_RETURNED) {
+        n += lci_host_returned(&hdr, data);
+        release_hbuf(hbuf);
+        return n;
+    }
+    if (hdr.flags & LCI_HF_INTERNAL) {
+        lci_host_internal(&hdr, data);
+        release_hbuf(hbuf);
+        lci_host_rx_handled(&hdr);
+        return n;
+    }
+    if (upcall == NULL) {
+        /* For an endpoint that is not open: dropped, and counted. */
+        lci_host->ni->counters.drops_endpoint++;
+        release_hbuf(hbuf);
+        lci_host_rx_handled(&hdr);
+        return n;
+    }
+    lci_rpacket_t *rp = &lci_host->rpackets[hbuf];
+    rp->data = data;
+    rp->len = hdr.len;
+    rp->src = hdr.origin;
+    rp->group = hdr.type == LCI_PKT_MCAST ? (int)hdr.group : -1;
+    rp->lci_private = NULL;
+    rp->ep = hdr.ep;
+    rp->src_ep = hdr.src_ep;
+    lci_host->hs->delivered++;
+    lci_host->upcalls++;
+    n++;
+    lci_host->in_upcall = 1;
+    lci_host_upcall_begin();
+    lci_upcall_result_t r = upcall(rp, upcall_arg);
+    lci_host_upcall_end();
+    lci_host->in_upcall = 0;
+    if (r == LCI_UPCALL_KEEP) {
+        lci_host->hbuf_kept[hbuf] = 1;
+    } else {
+        release_hbuf(hbuf);
+    }
+    lci_host_rx_handled(&hdr);
+    return n;
+}
+
+/* ---- FIFO order behind an unordered rx (LCI_RX_UNORDERED) -------------- */
+
+lci_status_t lci_host_reorder_init(const lci_config_t *cfg)
+{
+    if (!(lci_decomp_active->rx->flags & LCI_RX_UNORDERED)) {
+        return LCI_OK;
+    }
+    lci_rx_params_t p;
+    lci_rx_params_from_config(cfg, lci_host->prof, &p);
+    uint32_t window = lci_rx_window_of(&p);
+    /* Early packets keep their host buffers; the NI needs one more free
+     * for the packet they wait for, or none of them ever goes on. */
+    uint64_t most = (uint64_t)cfg->nnodes * (window - 1);
+    if (most >= cfg->nring) {
+        return lci_error(LCI_ERR_CONFIG,
+                         "lci_init: %s delivers out of order and the host "
+                         "may keep up to %u packets from each of %u nodes "
+                         "(%llu) while it puts them back in order, which "
+                         "the %u ring slots cannot hold; raise --ring or "
+                         "lower --window",
+                         lci_decomp_active->name, window - 1, cfg->nnodes,
+                         (unsigned long long)most, cfg->nring);
+    }
+    lci_host->reorder = lci_reorder_new(cfg->nnodes, window);
+    if (lci_host->reorder == NULL) {
+        return lci_error(LCI_ERR_NOMEM, "lci_init: out of memory");
+    }
+    return LCI_OK;
+}
+
+/* A packet whose turn came: processed, unless it came up only for its
+ * place in the order (the NI served or dropped it). */
+static int process_in_turn(lci_wire_hdr_t hdr, uint32_t hbuf,
+                           const char *data)
+{
+    if (hdr.flags & LCI_HF_SEQ_ONLY) {
+        release_hbuf(hbuf);
+        return 0;
+    }
+    return process(hdr, hbuf, data);
+}
+
+/* The waiting packets from neighbour hop whose turn has come, in order.
+ * One for the default endpoint while it has no upcall waits for one
+ * (deliver() comes back to it). */
+static int release_waiting(uint32_t hop)
+{
+    int n = 0;
+    lci_wire_hdr_t hdr;
+    uint32_t hbuf;
+    while (lci_reorder_next(lci_host->reorder, hop, &hdr, &hbuf)) {
+        if (!(hdr.flags & LCI_HF_SEQ_ONLY) && waits_for_upcall(&hdr)) {
+            lci_host->reorder_stalled = 1;
+            break;
+        }
+        lci_reorder_take(lci_host->reorder, hop);
+        n += process_in_turn(hdr, hbuf, lci_world_hbuf(lci_host->rank, hbuf));
+    }
+    return n;
+}
+
+/* A packet from the ring, behind an unordered rx: one that came early
+ * waits, with its buffer; the next from its neighbour is processed, and
+ * then every waiting one whose turn came. */
+static int deliver_in_turn(const lci_wire_hdr_t *hdr, uint32_t hbuf,
+                           const char *data)
+{
+    switch (lci_reorder_arrive(lci_host->reorder, hdr, hbuf)) {
+    case LCI_REORDER_HELD:
+        return 0;
+    case LCI_REORDER_DROP:
+        release_hbuf(hbuf);
+        return 0;
+    case LCI_REORDER_PASS:
+        return process(*hdr, hbuf, data);
+    case LCI_REORDER_NEXT:
+        break;
+    }
+    int n = process_in_turn(*hdr, hbuf, data);
+    return n + release_waiting(hdr->hop_src);
+}
+
+/* Waiting packets held up for want of an upcall, once there is one. */
+static int release_stalled(void)
+{
+    int n = 0;
+    lci_host->reorder_stalled = 0;
+    for (uint32_t hop = 0; hop < lci_host->size; hop++) {
+        n += release_waiting(hop);
+    }
+    return n;
+}
+
 static int deliver(uint64_t *next_p)
 {
     int n = 0;
@@ -102,6 +284,9 @@ static int deliver(uint64_t *next_p)
     *next_p = LCI_TIME_INF;
     if (lci_host->forwarding) {
         return 0; /* forwarding waits for a buffer: deliveries stay in order */
+    }
+    if (lci_host->reorder_stalled) {
+        n += release_stalled();
     }
     for (;;) {
         lci_ring_slot_t *slot = lci_world_ring_slot(node, lci_host->ring_cons);
@@ -116,15 +301,7 @@ static int deliver(uint64_t *next_p)
         uint8_t *ahead = &lci_host->slot_taken[lci_host->ring_cons %
                                               lci_seg()->cfg.nring];
         lci_wire_hdr_t hdr = slot->hdr;
-        /* What the library consumes itself needs no client upcall. */
-        int internal = hdr.type == LCI_PKT_FA_REP ||
-                       hdr.type == LCI_PKT_FA_REQ ||
-                       hdr.type == LCI_PKT_RETURNED ||
-                       lci_pkt_is_control(hdr.type) ||
-                       (hdr.flags & LCI_HF_INTERNAL);
-        void *upcall_arg = NULL;
-        lci_upcall_func_t upcall = lci_host_endpoint_upcall(hdr.ep, &upcall_arg);
-        if (!internal && upcall == NULL && hdr.ep == 0) {
+        if (waits_for_upcall(&hdr)) {
             break; /* nobody to give it to yet */
         }
         uint32_t hbuf = slot->ni_hbuf;
@@ -145,62 +322,11 @@ static int deliver(uint64_t *next_p)
                 continue;
             }
         }
-        if (hdr.type == LCI_PKT_FA_REQ) {
-            lci_host_serve_fa(&hdr, data);
-            release_hbuf(hbuf);
-            lci_host_rx_handled(&hdr);
-            continue;
-        }
-        if (hdr.type == LCI_PKT_MCAST &&
-            lci_decomp_active->mc_place == LCI_PLACE_HOST) {
-            lci_host_forward(&hdr, data); /* re-inject before the upcall */
-        }
-        if (hdr.type == LCI_PKT_FA_REP) {
-            fa_reply(data);
-            release_hbuf(hbuf);
-            lci_host_rx_handled(&hdr);
-            continue;
-        }
-        if (hdr.type == LCI_PKT_RETURNED) {
-            n += lci_host_returned(&hdr, data);
-            release_hbuf(hbuf);
-            continue;
-        }
-        if (hdr.flags & LCI_HF_INTERNAL) {
-            lci_host_internal(&hdr, data);
-            release_hbuf(hbuf);
-            lci_host_rx_handled(&hdr);
-            continue;
-        }
-        if (upcall == NULL) {
-            /* For an endpoint that is not open: dropped, and counted. */
-            lci_host->ni->counters.drops_endpoint++;
-            release_hbuf(hbuf);
-            lci_host_rx_handled(&hdr);
-            continue;
-        }
-        lci_rpacket_t *rp = &lci_host->rpackets[hbuf];
-        rp->data = data;
-        rp->len = hdr.len;
-        rp->src = hdr.origin;
-        rp->group = hdr.type == LCI_PKT_MCAST ? (int)hdr.group : -1;
-        rp->lci_private = NULL;
-        rp->ep = hdr.ep;
-        rp->src_ep = hdr.src_ep;
-        lci_host->hs->delivered++;
-        lci_host->upcalls++;
-        n++;
-        lci_host->in_upcall = 1;
-        lci_host_upcall_begin();
-        lci_upcall_result_t r = upcall(rp, upcall_arg);
-        lci_host_upcall_end();
-        lci_host->in_upcall = 0;
-        if (r == LCI_UPCALL_KEEP) {
-            lci_host->hbuf_kept[hbuf] = 1;
+        if (lci_host->reorder != NULL) {
+            n += deliver_in_turn(&hdr, hbuf, data);
         } else {
-            release_hbuf(hbuf);
+            n += process(hdr, hbuf, data);
         }
-        lci_host_rx_handled(&hdr);
     }
     if (lci_host_forward_pending()) {
         lci_host_forward_drain(); /* acknowledgements may have freed buffers */

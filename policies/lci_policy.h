@@ -13,7 +13,9 @@
  *         module runs in the NI firmware or in the host library.
  *         Components: none (credits, RX_no), gbn (go-back-N, RX_ni and
  *         RX_h), vmmc2 (VMMC-2's firmware reliability), ssam (SSAM's
- *         request/reply windows), am2 (AM-II's endpoints and channels).
+ *         request/reply windows), am2 (AM-II's endpoints and channels),
+ *         srd (reliable but unordered, with selective acks; the host
+ *         restores the order).
  *   mc  - multicast forwarding: which children a multicast packet goes to
  *         next.  Components: tree (binary spanning tree).
  *   fa  - the fetch-and-add server.
@@ -50,7 +52,8 @@
  *                    an arrival, with the link hardware's status.  buf is
  *                    LCI_BUF_NONE for a control packet, or when the NI had
  *                    no free buffer for a data packet.  Returns 1 when the
- *                    packet is to be delivered (new and in order), 0 when
+ *                    packet is to be delivered (new, and in order unless
+ *                    the component is LCI_RX_UNORDERED), 0 when
  *                    it was consumed (control) or dropped.  The caller
  *                    keeps its reference to buf.
  *   released(peer)   a receive buffer that held a packet from peer became
@@ -79,10 +82,22 @@ typedef struct {
     uint32_t (*pending)(const void *state);
 } lci_rx_ops_t;
 
+/* What an rx component tells its placement about itself (flags).
+ *
+ * LCI_RX_UNORDERED: delivers a pair's packets out of order; the host
+ * library restores FIFO per sending neighbour by sequence number
+ * (lci/lci_reorder.c).  Only an NI-placed rx may say so.  The NI hands
+ * every packet such an rx passed up to the host, if only for its sequence
+ * number (LCI_HF_SEQ_ONLY), so that the host's order has no holes. */
+#define LCI_RX_UNORDERED (1u << 0)
+/* The flags this library knows: lci_decomp_check refuses others. */
+#define LCI_RX_FLAGS_KNOWN LCI_RX_UNORDERED
+
 typedef struct {
     const char *name;
     const char *description;
     uint32_t abi;
+    uint32_t flags; /* LCI_RX_*; 0 for an rx that delivers in order */
     lci_rx_ops_t ops;
 } lci_rx_component_t;
 
@@ -144,6 +159,7 @@ extern const lci_rx_component_t lci_rx_gbn_component;
 extern const lci_rx_component_t lci_rx_vmmc2_component;
 extern const lci_rx_component_t lci_rx_ssam_component;
 extern const lci_rx_component_t lci_rx_am2_component;
+extern const lci_rx_component_t lci_rx_srd_component;
 extern const lci_mc_component_t lci_mc_tree_component;
 extern const lci_fa_component_t lci_fa_component;
 

@@ -3,8 +3,11 @@
  * peer, and the steps they all take the same way: the retransmission timer
  * with its back-off, the cumulative ack every packet carries, freeing what
  * an ack covers, sending every unacknowledged packet again, and returning
- * packets to their sender when a peer is given up on.  A policy (go-back-N,
- * VMMC-2, ...) decides when each step happens; these say how.
+ * packets to their sender when a peer is given up on; and, for a policy
+ * that accepts packets out of order, the map of what arrived beyond the
+ * next expected number, the selective acknowledgement made from it and
+ * resending only some packets.  A policy (go-back-N, VMMC-2, SRD, ...)
+ * decides when each step happens; these say how.
  *
  * Firmware rules apply (lci_env.h): no allocation, no pointers kept.
  */
@@ -178,6 +181,122 @@ static inline void lci_rx_resend_all(lci_env_t *env, lci_slot_t *slots,
         env->ops->transmit(env, slots[k].buf, &h);
         c->retransmissions++;
     }
+}
+
+/* Whether lci_rx_resend_some() picks the k-th oldest packet. */
+static inline int lci_rx_picked(uint32_t pick, int beyond, uint32_t k)
+{
+    return k < 32 ? (int)((pick >> k) & 1u) : beyond != 0;
+}
+
+/* Sends again the unacknowledged packets chosen by pick, oldest first:
+ * the k-th oldest when bit k of pick is set (k < 32), and every one after
+ * the 32nd when beyond is nonzero.  The last asks for an ack; each carries
+ * credits, the policy's own use of that field.  Returns the bits (k < 32)
+ * of the packets sent.  Selective repeat resends this way; go-back-N
+ * sends them all (lci_rx_resend_all). */
+static inline uint32_t lci_rx_resend_some(lci_env_t *env, lci_slot_t *slots,
+                                          lci_rx_sender_t *s,
+                                          lci_rx_receiver_t *r,
+                                          uint32_t ack_id, uint32_t pick,
+                                          int beyond, uint16_t credits)
+{
+    /* The last one picked asks for the ack: find it first. */
+    uint32_t last = LCI_SLOT_NIL, k = 0;
+    for (uint32_t i = s->out.head; i != LCI_SLOT_NIL; i = slots[i].next, k++) {
+        if (lci_rx_picked(pick, beyond, k)) {
+            last = i;
+        }
+    }
+    lci_counters_t *c = env->ops->counters(env);
+    uint32_t sent = 0;
+    k = 0;
+    for (uint32_t i = s->out.head; last != LCI_SLOT_NIL && i != LCI_SLOT_NIL;
+         i = slots[i].next, k++) {
+        if (!lci_rx_picked(pick, beyond, k)) {
+            continue;
+        }
+        lci_wire_hdr_t h = slots[i].hdr;
+        if (i == last) {
+            h.flags = (uint8_t)(h.flags | LCI_HF_ACKREQ);
+        }
+        lci_rx_stamp(env, r, ack_id, &h);
+        h.credits = credits;
+        env->ops->charge(env, LCI_COST_REL_SEND);
+        env->ops->transmit(env, slots[i].buf, &h);
+        c->retransmissions++;
+        sent |= k < 32 ? 1u << k : 0;
+        if (i == last) {
+            break;
+        }
+    }
+    return sent;
+}
+
+/* ---- receivers that accept out of order ---------------------------------
+ *
+ * Which sequence numbers of the window [expected, expected + W) arrived:
+ * one bit per number, at the number modulo the map's size.  The size is a
+ * power of two (so it divides 2^16 and the wrap of the 16-bit numbers
+ * keeps them apart) of at least W bits (so the numbers of one window never
+ * share a bit). */
+static inline uint32_t lci_rx_seqmap_bits(uint32_t window)
+{
+    uint32_t bits = 32;
+    while (bits < window) {
+        bits <<= 1;
+    }
+    return bits;
+}
+
+static inline int lci_rx_seqmap_test(const uint32_t *map, uint32_t bits,
+                                     lci_seq_t seq)
+{
+    uint32_t i = seq & (bits - 1);
+    return (int)((map[i >> 5] >> (i & 31u)) & 1u);
+}
+
+static inline void lci_rx_seqmap_set(uint32_t *map, uint32_t bits,
+                                     lci_seq_t seq)
+{
+    uint32_t i = seq & (bits - 1);
+    map[i >> 5] |= 1u << (i & 31u);
+}
+
+static inline void lci_rx_seqmap_clear(uint32_t *map, uint32_t bits,
+                                       lci_seq_t seq)
+{
+    uint32_t i = seq & (bits - 1);
+    map[i >> 5] &= ~(1u << (i & 31u));
+}
+
+/* Moves expected over the numbers that arrived right after it (clearing
+ * their bits); returns how far it moved. */
+static inline uint32_t lci_rx_seqmap_advance(uint32_t *map, uint32_t bits,
+                                             lci_seq_t *expected)
+{
+    uint32_t n = 0;
+    while (lci_rx_seqmap_test(map, bits, *expected)) {
+        lci_rx_seqmap_clear(map, bits, *expected);
+        *expected = lci_seq_add(*expected, 1);
+        n++;
+    }
+    return n;
+}
+
+/* A selective acknowledgement of the 16 numbers after expected (which has
+ * not arrived, or expected would have moved): bit i when expected + 1 + i
+ * arrived.  Numbers beyond the window have not. */
+static inline uint16_t lci_rx_sack_bits(const uint32_t *map, uint32_t bits,
+                                        lci_seq_t expected, uint32_t window)
+{
+    uint16_t sack = 0;
+    for (uint32_t i = 0; i < 16 && i + 1 < window; i++) {
+        if (lci_rx_seqmap_test(map, bits, lci_seq_add(expected, i + 1))) {
+            sack = (uint16_t)(sack | (1u << i));
+        }
+    }
+    return sack;
 }
 
 /* The peer is given up on: unacknowledged packets return to their sender

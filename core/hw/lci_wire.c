@@ -10,7 +10,9 @@
  * window the receiver has not even seen) only updates the waiting copy's
  * header, as a firmware whose queue holds descriptors of its buffers does.
  * Likewise an ack or a NACK to a peer that already has one waiting is
- * merged into it (the newer cumulative ack, the credits of both).  Without
+ * merged into it (the newer cumulative ack; credits that ride with an ack
+ * are part of it, an unordered rx's selective ack, and the newer replaces
+ * them; credits alone, RX_no's, are added up).  Without
  * this a receiver that drops for lack of buffers, each NACK answered by a
  * whole window, fills the link queues faster than they drain.
  */
@@ -119,7 +121,8 @@ static uint32_t tx_find_waiting(uint32_t node, uint64_t now,
         if (ws->src == node && ws->buf == buf &&
             old.dst == hdr->dst && old.type == hdr->type &&
             old.len == hdr->len && old.seq == hdr->seq && old.ep == hdr->ep &&
-            (uint32_t)old.credits + hdr->credits <= UINT16_MAX) {
+            ((hdr->flags & LCI_HF_ACK) ||
+             (uint32_t)old.credits + hdr->credits <= UINT16_MAX)) {
             return entries[k];
         }
     }
@@ -142,8 +145,9 @@ static void tx_note_waiting(uint64_t now, uint32_t idx, uint16_t dst,
     entries[use] = idx;
 }
 
-/* The waiting copy in slot idx takes the newer header's news: its ack,
- * its flags (an ack request), and its credits on top of its own. */
+/* The waiting copy in slot idx takes the newer header's news: its ack
+ * with the credits that ride with it, its flags (an ack request), and
+ * credits without an ack on top of its own. */
 static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
 {
     wire_slot_t *ws = wire_slot(idx);
@@ -152,9 +156,11 @@ static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
     memcpy(&old, pkt, sizeof old);
     if (hdr->flags & LCI_HF_ACK) {
         old.ack = hdr->ack;
+        old.credits = hdr->credits;
+    } else {
+        old.credits = (uint16_t)(old.credits + hdr->credits);
     }
     old.flags = (uint8_t)(old.flags | hdr->flags);
-    old.credits = (uint16_t)(old.credits + hdr->credits);
     memcpy(pkt, &old, sizeof old);
     if (sim_crc_on()) {
         uint32_t crc =

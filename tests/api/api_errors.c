@@ -230,7 +230,8 @@ static void test_queries_after_init_are_sane(void)
               strcmp(d, "rxni-mni-vmmc2") == 0 ||
               strcmp(d, "rxni-mh-vmmc2") == 0 || strcmp(d, "rxh-mh-vmmc2") == 0 ||
               strcmp(d, "rxh-mh-ssam") == 0 ||
-              strcmp(d, "rxni-mni-am2") == 0);
+              strcmp(d, "rxni-mni-am2") == 0 ||
+              strcmp(d, "rxni-mni-srd") == 0);
     t0 = lci_wtime();
     t1 = lci_wtime();
     CU_ASSERT(t0 >= 0.0);

@@ -85,6 +85,8 @@ PROGRAMS_TEST(test_thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order,
               "thread", "udp", "rxh-mh-vmmc2")
 PROGRAMS_TEST(test_inline_shm_rxh_mh_ssam_delivers_exactly_once_in_order,
               "inline", "shm", "rxh-mh-ssam")
+PROGRAMS_TEST(test_inline_shm_rxni_mni_srd_delivers_exactly_once_in_order,
+              "inline", "shm", "rxni-mni-srd")
 PROGRAMS_TEST(test_inline_udp_rxni_mni_am2_delivers_exactly_once_in_order,
               "inline", "udp", "rxni-mni-am2")
 PROGRAMS_TEST(test_thread_udp_rxni_mni_delivers_exactly_once_in_order,
@@ -163,7 +165,7 @@ static void test_sleeping_host_in_interrupt_mode_wakes_by_the_watchdog(void)
 
 static const char *const retransmitting[] = {
     "rxni-mni",     "rxni-mh",     "rxh-mh", "rxni-mni-vmmc2",
-    "rxh-mh-vmmc2", "rxh-mh-ssam",    "rxni-mni-am2"};
+    "rxh-mh-vmmc2", "rxh-mh-ssam",    "rxni-mni-am2", "rxni-mni-srd"};
 
 static void run_faulty(const char *wire, const char *spec)
 {
@@ -338,6 +340,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(inline_shm_rxni_mni_vmmc2_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order),
     PPS_TEST(inline_shm_rxh_mh_ssam_delivers_exactly_once_in_order),
+    PPS_TEST(inline_shm_rxni_mni_srd_delivers_exactly_once_in_order),
     PPS_TEST(inline_udp_rxni_mni_am2_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),

@@ -232,6 +232,16 @@ static void test_am2_recovers_from_drops_and_corruption(void)
     check_lossy("rxni-mni-am2");
 }
 
+static void test_srd_runs_all_programs(void)
+{
+    check_decomp("rxni-mni-srd");
+}
+
+static void test_srd_recovers_from_drops_and_corruption(void)
+{
+    check_lossy("rxni-mni-srd");
+}
+
 /* More endpoints than NI frames: every packet still lands exactly once,
  * in order per endpoint pair, through endpoint faults and NACKs. */
 static void test_am2_pages_endpoints_in_and_out(void)
@@ -909,6 +919,7 @@ static const struct e2e_test decomp_tests[] = {
     T(ssam_runs_all_programs),
     T(am2_runs_all_programs),
     T(am2_pages_endpoints_in_and_out),
+    T(srd_runs_all_programs),
     T(rxno_mni_stops_loudly_when_a_packet_is_dropped),
     T(rxno_mni_stops_loudly_when_packets_are_corrupted),
     T(rxno_mh_stops_loudly_when_a_packet_is_dropped),
@@ -918,6 +929,7 @@ static const struct e2e_test decomp_tests[] = {
     T(vmmc2_recovers_from_drops_and_corruption),
     T(ssam_recovers_from_drops_and_corruption),
     T(am2_recovers_from_drops_and_corruption),
+    T(srd_recovers_from_drops_and_corruption),
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
     T(replies_sent_from_upcalls_flow_on_every_decomposition),

@@ -169,7 +169,8 @@ static const char *const decomps[] = {"rxno-mni",       "rxno-mh",
                                       "rxni-mni",       "rxni-mh",
                                       "rxh-mh",         "rxni-mni-vmmc2",
                                       "rxni-mh-vmmc2",  "rxh-mh-vmmc2",
-                                      "rxh-mh-ssam",    "rxni-mni-am2"};
+                                      "rxh-mh-ssam",    "rxni-mni-am2",
+                                      "rxni-mni-srd"};
 
 static void *world_mem;
 static uint64_t world_bytes;

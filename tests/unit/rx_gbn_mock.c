@@ -181,6 +181,71 @@ static int idx_in(const uint64_t *v, uint32_t n, uint64_t k)
     return 0;
 }
 
+/* Whether data packet seq is one the link drops the first time. */
+static int first_of_seq_dropped(mock_link_t *l, uint16_t seq)
+{
+    for (uint32_t i = 0; i < l->ndrop_seq; i++) {
+        if (l->drop_seq[i] == seq && !l->drop_seq_done[i]) {
+            l->drop_seq_done[i] = 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- deliveries ---------------------------------------------------------- */
+
+/* The messages from src delivered to n without a gap, were tag delivered
+ * too. */
+static uint32_t prefix_with(const mock_node_t *n, uint32_t src, uint32_t tag)
+{
+    uint32_t p = n->prefix[src];
+    if (tag != p) {
+        return p;
+    }
+    p++;
+    while (p < n->arrival_cap[src] && n->arrival[src][p] != 0) {
+        p++;
+    }
+    return p;
+}
+
+/* Message tag from src delivered to node n (counted in delivered[]). */
+static void note_delivery(mock_node_t *n, uint32_t src, uint32_t tag)
+{
+    n->delivered[src]++;
+    if (!n->unordered) {
+        if (tag != n->delivered[src] - 1) {
+            n->order_errors++;
+        }
+        return;
+    }
+    if (tag >= n->arrival_cap[src]) {
+        uint32_t cap = n->arrival_cap[src] ? n->arrival_cap[src] : 1024;
+        while (cap <= tag) {
+            cap *= 2;
+        }
+        uint32_t *a = realloc(n->arrival[src], cap * sizeof *a);
+        CU_ASSERT_FATAL(a != NULL);
+        memset(a + n->arrival_cap[src], 0,
+               (cap - n->arrival_cap[src]) * sizeof *a);
+        n->arrival[src] = a;
+        n->arrival_cap[src] = cap;
+    }
+    if (n->arrival[src][tag] != 0) {
+        n->dup_errors++;
+        return;
+    }
+    n->prefix[src] = prefix_with(n, src, tag);
+    n->arrival[src][tag] = n->delivered[src];
+}
+
+uint32_t mock_arrival(uint32_t node, uint32_t src, uint32_t tag)
+{
+    const mock_node_t *n = &W.node[node];
+    return tag < n->arrival_cap[src] ? n->arrival[src][tag] : 0;
+}
+
 /* Checks what every transmission must satisfy, then puts it on the link. */
 static void m_transmit(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
@@ -194,12 +259,24 @@ static void m_transmit(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
         goto wire; /* no piggybacked ack; sequence numbers per channel */
     }
     /* The piggybacked ack is exactly the last in-order packet delivered
-     * (or being accepted right now) from dst. */
+     * (or being accepted right now) from dst: on an unordered node, the
+     * last of those delivered without a gap. */
     CU_ASSERT(hdr->flags & LCI_HF_ACK);
-    uint16_t e = (uint16_t)n->delivered[dst];
-    if (!(hdr->ack == (uint16_t)(e - 1) ||
-          (n->cur_src == (int)dst && n->cur_seq == e && hdr->ack == e))) {
-        W.ack_violations++;
+    if (n->unordered) {
+        uint16_t e = (uint16_t)n->prefix[dst];
+        uint16_t e_now = n->cur_src == (int)dst
+                             ? (uint16_t)prefix_with(n, dst, n->cur_tag)
+                             : e;
+        if (hdr->ack != (uint16_t)(e - 1) &&
+            hdr->ack != (uint16_t)(e_now - 1)) {
+            W.ack_violations++;
+        }
+    } else {
+        uint16_t e = (uint16_t)n->delivered[dst];
+        if (!(hdr->ack == (uint16_t)(e - 1) ||
+              (n->cur_src == (int)dst && n->cur_seq == e && hdr->ack == e))) {
+            W.ack_violations++;
+        }
     }
     if (!control) {
         /* Sequence numbers without gaps; never beyond the window. */
@@ -220,10 +297,17 @@ static void m_transmit(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 wire:;
     mock_link_t *l = &W.link[src][dst];
     uint64_t k = l->count++;
-    mock_tx_t t = {W.now, (uint16_t)src, (uint16_t)dst, hdr->type, hdr->flags,
-                   hdr->seq, hdr->ack,
-                   control ? UINT32_MAX : bufs[buf].tag, 0};
+    mock_tx_t t = {.time = W.now,
+                   .src = (uint16_t)src,
+                   .dst = (uint16_t)dst,
+                   .type = hdr->type,
+                   .flags = hdr->flags,
+                   .seq = hdr->seq,
+                   .ack = hdr->ack,
+                   .credits = hdr->credits,
+                   .tag = control ? UINT32_MAX : bufs[buf].tag};
     int drop = l->cut || idx_in(l->drop_idx, l->ndrop, k) ||
+               (!control && first_of_seq_dropped(l, hdr->seq)) ||
                (l->loss > 0 && rng_unit() < l->loss);
     t.dropped = (uint8_t)drop;
     if (W.ntx == W.txcap) {
@@ -359,6 +443,11 @@ void mock_teardown(void)
     for (uint32_t i = 0; i < W.nnodes; i++) {
         free(W.node[i].state);
         W.node[i].state = NULL;
+        for (uint32_t j = 0; j < MOCK_MAXN; j++) {
+            free(W.node[i].arrival[j]);
+            W.node[i].arrival[j] = NULL;
+            W.node[i].arrival_cap[j] = 0;
+        }
     }
     free(W.txlog);
     W.txlog = NULL;
@@ -443,14 +532,12 @@ static void arrive(const mock_ev_t *ev)
     }
     n->cur_src = (int)ev->peer;
     n->cur_seq = ev->hdr.seq;
+    n->cur_tag = ev->tag;
     int r = W.ops->accept(n->state, &n->env, rbuf, &ev->hdr, ev->status);
     n->cur_src = -1;
     if (r) {
         CU_ASSERT(rbuf != LCI_BUF_NONE && !control);
-        if (ev->tag != n->delivered[ev->peer]) {
-            n->order_errors++;
-        }
-        n->delivered[ev->peer]++;
+        note_delivery(n, ev->peer, ev->tag);
         W.last_deliver_at = W.now;
         /* The client's handler runs at once; an echoing one replies. */
         if (n->echo) {
@@ -563,10 +650,15 @@ int mock_inject(uint32_t node, const lci_wire_hdr_t *hdr, int with_buf,
     uint32_t b = with_buf ? buf_alloc(node, UINT32_MAX, 0) : LCI_BUF_NONE;
     n->cur_src = hdr->hop_src;
     n->cur_seq = hdr->seq;
+    n->cur_tag = hdr->seq; /* injected messages are numbered by seq */
     int r = W.ops->accept(n->state, &n->env, b, hdr, status);
     n->cur_src = -1;
     if (r && hdr->hop_src < MOCK_MAXN) {
-        n->delivered[hdr->hop_src]++;
+        if (n->unordered) {
+            note_delivery(n, hdr->hop_src, hdr->seq);
+        } else {
+            n->delivered[hdr->hop_src]++;
+        }
     }
     if (b != LCI_BUF_NONE) {
         buf_unref(b);

@@ -3,7 +3,9 @@
  * between policy instances that can drop, corrupt and starve packets.
  * Events run in time order; the mock checks protocol invariants as the
  * packets go by (acks match what was delivered, windows are respected,
- * sequence numbers have no gaps). */
+ * sequence numbers have no gaps).  A node may accept deliveries out of
+ * order (an unordered rx): then each message is checked to come exactly
+ * once instead of in order. */
 #ifndef LCI_RX_GBN_MOCK_H
 #define LCI_RX_GBN_MOCK_H
 
@@ -22,7 +24,7 @@ typedef struct {
     uint64_t time;
     uint16_t src, dst;
     uint8_t type, flags;
-    uint16_t seq, ack;
+    uint16_t seq, ack, credits;
     uint32_t tag;    /* message number (data), UINT32_MAX for control */
     uint8_t dropped; /* lost on the link */
 } mock_tx_t;
@@ -48,12 +50,23 @@ typedef struct {
     uint32_t to_send[MOCK_MAXN], next_tag[MOCK_MAXN];
     uint32_t delivered[MOCK_MAXN]; /* in order from each source */
     uint32_t order_errors;
+    /* Out-of-order delivery accepted (set before the run): instead of
+     * order errors, duplicates are counted, and the acks are checked
+     * against the messages delivered without a gap (prefix). */
+    int unordered;
+    uint32_t dup_errors;
+    uint32_t prefix[MOCK_MAXN];    /* messages 0 .. prefix-1 all came */
+    uint32_t *arrival[MOCK_MAXN];  /* per message: its place among the
+                                      deliveries from that source (1 = the
+                                      first), 0 until delivered */
+    uint32_t arrival_cap[MOCK_MAXN];
     /* invariant bookkeeping */
     uint16_t ack_seen[MOCK_MAXN]; /* newest ack from each peer */
     uint16_t next_new[MOCK_MAXN]; /* next new data seq to each peer */
     uint8_t seq_wrapped[MOCK_MAXN];
     int cur_src; /* accept() running for a packet from cur_src */
     uint16_t cur_seq;
+    uint32_t cur_tag;
     uint32_t fails, last_fault;
     int echo; /* the handler answers every packet with one of its own */
 } mock_node_t;
@@ -66,6 +79,11 @@ typedef struct {
     uint32_t ndrop;
     uint64_t crc_idx[MOCK_MAXIDX]; /* deliver the k-th with LCI_HW_CRC */
     uint32_t ncrc;
+    /* drop the first transmission of the data packet with this sequence
+     * number (retransmissions do not move it, as they move drop_idx) */
+    uint16_t drop_seq[MOCK_MAXIDX];
+    uint32_t ndrop_seq;
+    uint8_t drop_seq_done[MOCK_MAXIDX];
     uint64_t free_at; /* link busy until (serialisation) */
 } mock_link_t;
 
@@ -115,5 +133,8 @@ uint32_t mock_bufs_in_use(void);
 uint32_t mock_count_tx(uint32_t src, uint32_t dst, uint8_t type);
 /* Index of the n-th (0-based) matching transmission, or -1. */
 long mock_find_tx(uint32_t src, uint32_t dst, uint8_t type, uint32_t n);
+/* On an unordered node: when message tag from src was delivered (its
+ * place among the deliveries from src, 1 = first), 0 if it was not. */
+uint32_t mock_arrival(uint32_t node, uint32_t src, uint32_t tag);
 
 #endif

@@ -34,6 +34,7 @@ static const struct {
     {"rxh-mh-vmmc2", LCI_DECOMP_RXH_MH_VMMC2, LCI_DECOMP_MODULE_RXH_MH_VMMC2},
     {"rxh-mh-ssam", LCI_DECOMP_RXH_MH_SSAM, LCI_DECOMP_MODULE_RXH_MH_SSAM},
     {"rxni-mni-am2", LCI_DECOMP_RXNI_MNI_AM2, LCI_DECOMP_MODULE_RXNI_MNI_AM2},
+    {"rxni-mni-srd", LCI_DECOMP_RXNI_MNI_SRD, LCI_DECOMP_MODULE_RXNI_MNI_SRD},
 };
 #define NKNOWN (sizeof known / sizeof known[0])
 
@@ -118,6 +119,10 @@ static void every_builtin_name_is_found_and_selected(void)
 static void rx_on_host_with_multicast_on_the_ni_is_rejected(void)
 {
     lci_decomp_t d = *lci_decomp_at(0);
+    /* An rx that delivers in order (the only one built in may not). */
+    lci_rx_component_t rx = *d.rx;
+    rx.flags = 0;
+    d.rx = &rx;
     char err[512] = "";
     d.name = "rxh-mni";
     d.rx_place = LCI_PLACE_HOST;
@@ -131,6 +136,36 @@ static void rx_on_host_with_multicast_on_the_ni_is_rejected(void)
     CU_ASSERT(contains(err, "fetch-and-add on the NI"));
     d.fa_place = LCI_PLACE_HOST;
     CU_ASSERT_EQUAL(lci_decomp_check(&d, err, sizeof err), LCI_OK);
+}
+
+/* An rx that delivers out of order needs the host library's reordering
+ * above it: on the NI it is fine, with multicast forwarded there too; on
+ * the host nothing would reorder.  Flags this library does not know are
+ * refused. */
+static void unordered_rx_on_the_host_is_rejected(void)
+{
+    lci_decomp_t d = *lci_decomp_at(0);
+    lci_rx_component_t rx = *d.rx;
+    char err[512] = "";
+    rx.name = "unordered";
+    rx.flags = LCI_RX_UNORDERED;
+    d.name = "rxu";
+    d.rx = &rx;
+    d.rx_place = LCI_PLACE_NI;
+    d.mc_place = LCI_PLACE_NI;
+    d.fa_place = LCI_PLACE_NI;
+    CU_ASSERT_EQUAL(lci_decomp_check(&d, err, sizeof err), LCI_OK);
+    d.rx_place = LCI_PLACE_HOST;
+    d.mc_place = LCI_PLACE_HOST;
+    d.fa_place = LCI_PLACE_HOST;
+    CU_ASSERT_EQUAL(lci_decomp_check(&d, err, sizeof err), LCI_ERR_CONFIG);
+    CU_ASSERT(contains(err, "'rxu': rx component 'unordered' delivers out "
+                            "of order"));
+    CU_ASSERT(contains(err, "placed on the NI"));
+    d.rx_place = LCI_PLACE_NI;
+    rx.flags = LCI_RX_UNORDERED | (1u << 7);
+    CU_ASSERT_EQUAL(lci_decomp_check(&d, err, sizeof err), LCI_ERR_CONFIG);
+    CU_ASSERT(contains(err, "flags 0x81"));
 }
 
 static void unknown_name_is_a_config_error_listing_every_valid_name(void)
@@ -323,6 +358,8 @@ int main(void)
          every_builtin_name_is_found_and_selected},
         {"rx_on_host_with_multicast_on_the_ni_is_rejected",
          rx_on_host_with_multicast_on_the_ni_is_rejected},
+        {"unordered_rx_on_the_host_is_rejected",
+         unordered_rx_on_the_host_is_rejected},
         {"unknown_name_is_a_config_error_listing_every_valid_name",
          unknown_name_is_a_config_error_listing_every_valid_name},
         {"module_of_another_abi_is_rejected_naming_the_abi",
