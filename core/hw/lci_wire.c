@@ -154,6 +154,11 @@ static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
     unsigned char *pkt = (unsigned char *)(ws + 1);
     lci_wire_hdr_t old;
     memcpy(&old, pkt, sizeof old);
+    /* A copy the link already damaged stays damaged: a new CRC over it
+     * would pass the damage off as intact. */
+    int intact = !sim_crc_on() ||
+                 old.crc == lci_crc32(pkt + sizeof old.crc,
+                                      ws->bytes - sizeof old.crc);
     if (hdr->flags & LCI_HF_ACK) {
         old.ack = hdr->ack;
         old.credits = hdr->credits;
@@ -162,7 +167,7 @@ static void tx_merge(uint32_t idx, const lci_wire_hdr_t *hdr)
     }
     old.flags = (uint8_t)(old.flags | hdr->flags);
     memcpy(pkt, &old, sizeof old);
-    if (sim_crc_on()) {
+    if (sim_crc_on() && intact) {
         uint32_t crc =
             lci_crc32(pkt + sizeof old.crc, ws->bytes - sizeof old.crc);
         memcpy(pkt, &crc, sizeof crc);
