@@ -45,7 +45,28 @@ enum {
                                   (LCI_RX_UNORDERED): the NI served or
                                   dropped this packet; the host takes only
                                   its place in its sender's order */
+    LCI_HF_EARLY = 1u << 4,    /* rxh-mni: an unsequenced early copy of a
+                                  multicast packet, forwarded NI to NI
+                                  ahead of the host's reliable copy */
 };
+
+/* A multicast packet's aux: the root's member index in its group, and
+ * (rxh-mni) the root's multicast sequence number in the group, by which a
+ * receiver takes the first of the copies it gets. */
+static inline uint32_t lci_mcast_member(uint32_t aux)
+{
+    return aux & 0xffffu;
+}
+
+static inline uint16_t lci_mcast_seq(uint32_t aux)
+{
+    return (uint16_t)(aux >> 16);
+}
+
+static inline uint32_t lci_mcast_aux(uint32_t member, uint16_t seq)
+{
+    return (member & 0xffffu) | ((uint32_t)seq << 16);
+}
 
 /* The aux field of an LCI_PKT_ROUTE packet. */
 enum { LCI_ROUTE_PROBE = 0, LCI_ROUTE_FOUND = 1 };
@@ -96,6 +117,9 @@ typedef enum {
     LCI_CMD_RAW = 5,   /* host-level reliability: put buf (LCI_NONE: a
                           header-only packet) on the wire to dst exactly
                           with this header; the host keeps the buffer */
+    LCI_CMD_EARLY = 6, /* rxh-mni: early copies of the multicast packet in
+                          buf (group, aux as given) to this node's tree
+                          children; the host keeps the buffer */
 } lci_cmd_op_t;
 
 typedef struct {

@@ -230,8 +230,45 @@ void lci_fw_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
     rx_send(ni, buf, hdr);
 }
 
+/* ---- rxh-mni: early copies of multicast packets ----------------------- */
+
+/* With reliability on the host the NI keeps no rx state and cannot send a
+ * packet of the host's streams: it forwards an unsequenced early copy,
+ * ahead of the host's reliable one (doc/beyond.md). */
+static void early_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
+{
+    lci_wire_hdr_t h = *hdr;
+    h.flags = (uint8_t)((h.flags | LCI_HF_EARLY) &
+                        ~(LCI_HF_ACK | LCI_HF_ACKREQ));
+    h.seq = 0;
+    h.ack = 0;
+    h.credits = 0;
+    env->ops->transmit(env, buf, &h);
+}
+
+/* Early copies of multicast packet buf (header hdr) to this node's tree
+ * children. */
+static void forward_early(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
+{
+    const lci_ni_group_t *g =
+        hdr->group < ni->ngroups ? lci_ni_group(ni, hdr->group) : NULL;
+    if (g == NULL || g->nmembers == 0 || g->self < 0 ||
+        lci_mcast_member(hdr->aux) >= g->nmembers) {
+        ni->counters.drops_malformed++;
+        return;
+    }
+    lci_env_t env = lci_place_ni_env(ni);
+    lci_env_ops_t ops = *env.ops;
+    ops.send = early_send;
+    env.ops = &ops;
+    lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), buf,
+                                       hdr);
+}
+
 /* Reliability on the host (RX_h): the NI drops what is damaged or has no
- * buffer, and hands everything else, acknowledgements included, up. */
+ * buffer, and hands everything else, acknowledgements included, up; with
+ * multicast on the NI (rxh-mni) an early copy goes on to the children
+ * first. */
 static void handle_arrival_for_host(lci_ni_t *ni, const lci_rxq_entry_t *e)
 {
     lci_fw_charge(ni, "rx", lci_prof()->ni_rx_ns);
@@ -240,6 +277,10 @@ static void handle_arrival_for_host(lci_ni_t *ni, const lci_rxq_entry_t *e)
     } else if (e->buf == LCI_NONE) {
         ni->counters.drops_nobuf++;
     } else {
+        if (e->hdr.type == LCI_PKT_MCAST && (e->hdr.flags & LCI_HF_EARLY) &&
+            lci_decomp_active->mc_place == LCI_PLACE_NI) {
+            forward_early(ni, e->buf, &e->hdr);
+        }
         lci_fw_deliver(ni, e->buf);
     }
     if (e->buf != LCI_NONE) {
@@ -298,7 +339,7 @@ static void handle_arrival(lci_ni_t *ni, const lci_rxq_entry_t *e)
                                       ? lci_ni_group(ni, e->hdr.group)
                                       : NULL;
         if (g == NULL || g->nmembers == 0 || g->self < 0 ||
-            e->hdr.aux >= g->nmembers) {
+            lci_mcast_member(e->hdr.aux) >= g->nmembers) {
             ni->counters.drops_malformed++;
             passed_up = 0;
             break;
@@ -352,6 +393,22 @@ static void handle_raw(lci_ni_t *ni, const lci_cmd_t *cmd)
                       &hdr);
 }
 
+/* rxh-mni: the root host's multicast packet, early copies first. */
+static void handle_early(lci_ni_t *ni, const lci_cmd_t *cmd)
+{
+    if (cmd->buf >= ni->nsend || cmd->len > ni->payload_max ||
+        lci_decomp_active->mc_place != LCI_PLACE_NI) {
+        ni->counters.drops_malformed++;
+        return;
+    }
+    lci_wire_hdr_t hdr;
+    memset(&hdr, 0, sizeof hdr);
+    lci_cmd_get_hdr(cmd, &hdr);
+    hdr.type = LCI_PKT_MCAST;
+    hdr.origin = (uint16_t)ni->node;
+    forward_early(ni, cmd->buf, &hdr);
+}
+
 static void handle_command(lci_ni_t *ni)
 {
     const lci_decomp_t *dc = lci_decomp_active;
@@ -359,6 +416,10 @@ static void handle_command(lci_ni_t *ni)
     lci_fw_charge(ni, "cmd", lci_prof()->ni_cmd_ns);
     if (cmd.op == LCI_CMD_RAW) {
         handle_raw(ni, &cmd);
+        return;
+    }
+    if (cmd.op == LCI_CMD_EARLY) {
+        handle_early(ni, &cmd);
         return;
     }
     if (cmd.buf >= ni->nsend || cmd.len > ni->payload_max) {

@@ -19,7 +19,7 @@
     !defined(LCI_DECOMP_RXH_MH) || !defined(LCI_DECOMP_RXNI_MNI_VMMC2) ||     \
     !defined(LCI_DECOMP_RXNI_MH_VMMC2) || !defined(LCI_DECOMP_RXH_MH_VMMC2) ||   \
     !defined(LCI_DECOMP_RXH_MH_SSAM) || !defined(LCI_DECOMP_RXNI_MNI_AM2) ||   \
-    !defined(LCI_DECOMP_RXNI_MNI_SRD)
+    !defined(LCI_DECOMP_RXNI_MNI_SRD) || !defined(LCI_DECOMP_RXH_MNI)
 #error "config.h must define every LCI_DECOMP_* macro (0 or 1)"
 #endif
 
@@ -56,6 +56,9 @@ static const lci_decomp_t builtin[] = {
 #endif
 #if LCI_DECOMP_RXNI_MNI_SRD
     LCI_DECOMP_RXNI_MNI_SRD_INIT,
+#endif
+#if LCI_DECOMP_RXH_MNI
+    LCI_DECOMP_RXH_MNI_INIT,
 #endif
 };
 
@@ -160,17 +163,14 @@ lci_status_t lci_decomp_check(const lci_decomp_t *d, char *err, size_t errlen)
                    d->name, (int)d->fa_place);
     }
 
-    if (d->rx_place == LCI_PLACE_HOST &&
-        (d->mc_place == LCI_PLACE_NI || d->fa_place == LCI_PLACE_NI)) {
-        /* With reliability on the host the NI hands every arrival up and
-         * has no rx state (lci_fw.c): it cannot send a packet of its own,
-         * which forwarding or an F&A reply would need (doc/extending.md,
-         * rxh-mni). */
-        CHECK_FAIL("decomposition '%s': %s on the NI needs reliability on "
-                   "the NI too, but rx is placed on the host",
-                   d->name,
-                   d->mc_place == LCI_PLACE_NI ? "multicast forwarding"
-                                               : "fetch-and-add");
+    if (d->rx_place == LCI_PLACE_HOST && d->fa_place == LCI_PLACE_NI) {
+        /* With reliability on the host the NI has no rx state (lci_fw.c):
+         * it cannot send a packet of the host's streams, which an F&A
+         * reply would be.  (Multicast on the NI sends unsequenced early
+         * copies ahead of the host's reliable ones: rxh-mni.) */
+        CHECK_FAIL("decomposition '%s': fetch-and-add on the NI needs "
+                   "reliability on the NI too, but rx is placed on the host",
+                   d->name);
     }
 
     if (d->rx->flags & ~(uint32_t)LCI_RX_FLAGS_KNOWN) {

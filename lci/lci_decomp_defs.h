@@ -138,6 +138,17 @@
         .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
         .fa = &lci_fa_component, .fa_place = LCI_PLACE_NI,                     \
     }
+
+#define LCI_DECOMP_RXH_MNI_INIT                                                \
+    {                                                                          \
+        .name = "rxh-mni",                                                     \
+        .description = "go-back-N between host processes, multicast "          \
+                       "forwarded early by the NI and reliably by the hosts",  \
+        .abi = LCI_POLICY_ABI,                                                 \
+        .rx = &lci_rx_gbn_component, .rx_place = LCI_PLACE_HOST,               \
+        .mc = &lci_mc_tree_component, .mc_place = LCI_PLACE_NI,                \
+        .fa = &lci_fa_component, .fa_place = LCI_PLACE_HOST,                   \
+    }
 /* clang-format on */
 
 #endif

@@ -78,6 +78,11 @@ typedef struct {
     /* FIFO order restored behind an unordered rx (LCI_RX_UNORDERED), NULL
      * otherwise; a packet whose turn came waits for an upcall to be set */
     struct lci_reorder *reorder;
+    /* rxh-mni (lci_mcast_once.c): multicast numbers given per group, and
+     * the next expected from each root in each group */
+    uint16_t *mcast_out;
+    uint16_t *mcast_in;
+    uint32_t mcast_groups;
     int reorder_stalled;
 
     /* send buffers */
@@ -147,6 +152,15 @@ void lci_host_account(void);
 
 /* Posts an event to this node's NI, arriving after the doorbell latency. */
 void lci_host_post_ni(uint16_t type, uint32_t a);
+
+/* rxh-mni: one delivery per multicast packet (lci_mcast_once.c). */
+lci_status_t lci_mcast_once_init(uint32_t nnodes, uint32_t ngroups);
+void lci_mcast_once_fini(void);
+/* The root's next multicast number in group. */
+uint16_t lci_mcast_once_number(uint16_t group);
+/* Whether hdr is the first copy of its multicast packet in its root's
+ * order (always 1 when the filter is off or hdr is no multicast). */
+int lci_mcast_once_take(const lci_wire_hdr_t *hdr);
 
 /* Sets up lci_host->reorder when the rx delivers out of order. */
 lci_status_t lci_host_reorder_init(const lci_config_t *cfg);

@@ -188,6 +188,12 @@ lci_status_t lci_host_place_init(void)
         return LCI_OK;
     }
     const lci_config_t *cfg = &lci_seg()->cfg;
+    if (lci_decomp_active->mc_place == LCI_PLACE_NI) {
+        lci_status_t st = lci_mcast_once_init(cfg->nnodes, cfg->ngroups);
+        if (st != LCI_OK) {
+            return st;
+        }
+    }
     const lci_rx_component_t *rx = lci_decomp_active->rx;
     lci_rx_params_t params;
     lci_rx_params_from_config(cfg, lci_host->prof, &params);
@@ -257,6 +263,7 @@ typedef struct lci_pending_forward {
 
 void lci_host_place_fini(void)
 {
+    lci_mcast_once_fini();
     while (lci_host->pending_head != NULL) { /* a node that died */
         pending_forward_t *p = lci_host->pending_head;
         lci_host->pending_head = p->next;
@@ -302,6 +309,18 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
         const lci_ni_group_t *g = lci_ni_group(ni, dst);
         hdr.group = dst;
         hdr.aux = (uint32_t)g->self;
+        if (lci_decomp_active->mc_place == LCI_PLACE_NI) {
+            /* rxh-mni: numbered, and early copies ahead of the reliable
+             * ones (the host holds the buffer until those are acked). */
+            hdr.aux = lci_mcast_aux((uint32_t)g->self,
+                                    lci_mcast_once_number(dst));
+            lci_cmd_t cmd;
+            memset(&cmd, 0, sizeof cmd);
+            lci_cmd_set_hdr(&cmd, &hdr);
+            cmd.op = LCI_CMD_EARLY;
+            cmd.buf = packet->buf;
+            lci_host_post(&cmd);
+        }
         host_hold(&env, packet->buf);
         lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),
                                            packet->buf, &hdr);
@@ -320,8 +339,8 @@ int lci_host_rx_waiting(void)
 
 int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
 {
-    if (!rx_on_host()) {
-        return 1;
+    if (!rx_on_host() || (hdr->flags & LCI_HF_EARLY)) {
+        return 1; /* an early copy is no packet of any stream */
     }
     lci_env_t env = host_env();
     return lci_decomp_active->rx->ops.accept(lci_host->rx_state, &env, hbuf, hdr,
@@ -330,7 +349,7 @@ int lci_host_rx_accept(const lci_wire_hdr_t *hdr, uint32_t hbuf)
 
 void lci_host_rx_handled(const lci_wire_hdr_t *hdr)
 {
-    if (rx_on_host()) {
+    if (rx_on_host() && !(hdr->flags & LCI_HF_EARLY)) {
         lci_env_t env = host_env();
         lci_decomp_active->rx->ops.handled(lci_host->rx_state, &env,
                                            hdr->hop_src);
@@ -411,6 +430,7 @@ static void forward_from(lci_packet_t *packet, const lci_ni_group_t *g,
                     lci_host->prof->host_pio_ns_per_byte * (double)hdr->len);
     lci_env_t env = host_env();
     lci_wire_hdr_t h = *hdr;
+    h.flags = (uint8_t)(h.flags & ~LCI_HF_EARLY); /* a reliable copy */
     if (rx_on_host()) {
         /* The host's rx module holds it per child; our reference goes. */
         host_hold(&env, packet->buf);
@@ -436,9 +456,10 @@ static const lci_ni_group_t *forward_group(const lci_wire_hdr_t *hdr,
     }
     const lci_ni_group_t *g = lci_ni_group(ni, hdr->group);
     int children[2];
-    int n = g->self < 0 || hdr->aux >= g->nmembers
+    uint32_t root = lci_mcast_member(hdr->aux);
+    int n = g->self < 0 || root >= g->nmembers
                 ? 0
-                : lci_tree_children((int)g->nmembers, (int)hdr->aux, g->self,
+                : lci_tree_children((int)g->nmembers, (int)root, g->self,
                                     children);
     *nchildren_p = n;
     return n > 0 ? g : NULL; /* a leaf: nothing to forward, nothing to copy */

@@ -131,8 +131,16 @@ static int process(lci_wire_hdr_t hdr, uint32_t hbuf, const char *data)
         lci_host_rx_handled(&hdr);
         return n;
     }
+    if (!lci_mcast_once_take(&hdr)) {
+        release_hbuf(hbuf); /* rxh-mni: a copy already taken, or early */
+        lci_host_rx_handled(&hdr);
+        return n;
+    }
+    /* The host forwards multicast (M_h), and with reliability on the host
+     * it forwards the reliable copies even when the NI sends early ones. */
     if (hdr.type == LCI_PKT_MCAST &&
-        lci_decomp_active->mc_place == LCI_PLACE_HOST) {
+        (lci_decomp_active->mc_place == LCI_PLACE_HOST ||
+         lci_decomp_active->rx_place == LCI_PLACE_HOST)) {
         lci_host_forward(&hdr, data); /* re-inject before the upcall */
     }
     if (hdr.type == LCI_PKT_FA_REP) {

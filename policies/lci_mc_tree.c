@@ -13,7 +13,8 @@ static uint32_t mc_tree_forward(lci_env_t *env, const lci_ni_group_t *g,
                                 const lci_wire_hdr_t *hdr)
 {
     int children[2];
-    int n = lci_tree_children((int)g->nmembers, (int)hdr->aux, g->self,
+    int n = lci_tree_children((int)g->nmembers,
+                              (int)lci_mcast_member(hdr->aux), g->self,
                               children);
     for (int i = 0; i < n; i++) {
         lci_wire_hdr_t h = *hdr;

@@ -30,7 +30,7 @@ stat_sum() {
         $1 == "sum" && c { print $c }' "$2"
 }
 
-for decomp in rxno-mni rxno-mh rxni-mni rxni-mh rxh-mh rxni-mni-vmmc2 rxh-mh-ssam rxni-mni-am2 rxni-mni-srd; do
+for decomp in rxno-mni rxno-mh rxni-mni rxni-mh rxh-mh rxni-mni-vmmc2 rxh-mh-ssam rxni-mni-am2 rxni-mni-srd rxh-mni; do
     rm -f "$dir/go" "$dir/done"
     timeout 120 "$run" -n 4 --platform live --wire udp --decomp "$decomp" \
         --stats "$a2a" -k 300 --hold-until "$dir/go" \

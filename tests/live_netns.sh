@@ -74,7 +74,7 @@ run() {
     fi
 }
 
-decomps="rxni-mni rxni-mh rxh-mh rxni-mni-vmmc2 rxh-mh-ssam rxni-mni-am2 rxni-mni-srd"
+decomps="rxni-mni rxni-mh rxh-mh rxni-mni-vmmc2 rxh-mh-ssam rxni-mni-am2 rxni-mni-srd rxh-mni"
 netns_lossy 10 5 || exit 1
 for d in $decomps; do
     run "1% loss, 0.5% damage" ok "$d"

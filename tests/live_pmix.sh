@@ -58,7 +58,7 @@ prog() {
     echo "$top_builddir/tests/e2e/$1"
 }
 
-for d in rxno-mni rxno-mh rxni-mni rxni-mh rxh-mh rxni-mni-vmmc2 rxh-mh-vmmc2 rxh-mh-ssam rxni-mni-am2 rxni-mni-srd; do
+for d in rxno-mni rxno-mh rxni-mni rxni-mh rxh-mh rxni-mni-vmmc2 rxh-mh-vmmc2 rxh-mh-ssam rxni-mni-am2 rxni-mni-srd rxh-mni; do
     expect_ok "$d all-to-all, 3 nodes under mpirun" \
         3 "$d" seed=1 "$(prog e2e_alltoall)" -k 200
 done

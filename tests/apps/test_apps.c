@@ -46,6 +46,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_apps_survive_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_apps_survive_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_apps_survive_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_apps_survive_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_apps_survive_drops, "rxh-mni", 1)
 
 static void test_apps_on_64_nodes_check_their_answers(void)
 {
@@ -107,6 +108,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_apps_survive_drops),
         PPS_TEST(rxni_mni_am2_apps_survive_drops),
         PPS_TEST(rxni_mni_srd_apps_survive_drops),
+        PPS_TEST(rxh_mni_apps_survive_drops),
         PPS_TEST(apps_on_64_nodes_check_their_answers),
         PPS_TEST(apps_on_the_live_platform_check_their_answers),
         PPS_TEST(apps_refuse_bad_options_saying_what_was_expected),

@@ -39,6 +39,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_awari_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_awari_survives_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_awari_survives_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_awari_survives_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_awari_survives_drops, "rxh-mni", 1)
 
 /* 64 nodes and one give the same databases (the hash is printed). */
 static void test_awari_on_64_nodes_and_on_one(void)
@@ -94,6 +95,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_awari_survives_drops),
         PPS_TEST(rxni_mni_am2_awari_survives_drops),
         PPS_TEST(rxni_mni_srd_awari_survives_drops),
+        PPS_TEST(rxh_mni_awari_survives_drops),
         PPS_TEST(awari_on_64_nodes_and_on_one),
         PPS_TEST(awari_on_the_live_platform),
         PPS_TEST(awari_refuses_bad_options_saying_what_was_expected),

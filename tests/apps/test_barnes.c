@@ -37,6 +37,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_barnes_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_barnes_survives_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_barnes_survives_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_barnes_survives_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_barnes_survives_drops, "rxh-mni", 1)
 
 /* The checksum of the accelerations: same run, same bits. */
 static void checksum_of(const char *out, char *sum, size_t len)
@@ -109,6 +110,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_barnes_survives_drops),
         PPS_TEST(rxni_mni_am2_barnes_survives_drops),
         PPS_TEST(rxni_mni_srd_barnes_survives_drops),
+        PPS_TEST(rxh_mni_barnes_survives_drops),
         PPS_TEST(barnes_on_one_and_64_nodes_checks_its_forces),
         PPS_TEST(barnes_is_deterministic),
         PPS_TEST(barnes_on_the_live_platform_checks_its_forces),

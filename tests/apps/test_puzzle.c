@@ -40,6 +40,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_puzzle_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_puzzle_survives_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_puzzle_survives_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_puzzle_survives_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_puzzle_survives_drops, "rxh-mni", 1)
 
 static void test_puzzle_on_64_nodes_and_on_one(void)
 {
@@ -91,6 +92,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_puzzle_survives_drops),
         PPS_TEST(rxni_mni_am2_puzzle_survives_drops),
         PPS_TEST(rxni_mni_srd_puzzle_survives_drops),
+        PPS_TEST(rxh_mni_puzzle_survives_drops),
         PPS_TEST(puzzle_on_64_nodes_and_on_one),
         PPS_TEST(puzzle_on_the_live_platform),
         PPS_TEST(puzzle_refuses_bad_options_saying_what_was_expected),

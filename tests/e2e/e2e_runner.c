@@ -328,7 +328,7 @@ int e2e_trace_hash(const struct e2e_run *r, char hash[19])
 const char *const e2e_decomps[E2E_NDECOMPS] = {
     "rxno-mni",       "rxno-mh",       "rxni-mni",    "rxni-mh",
     "rxh-mh",         "rxni-mni-vmmc2", "rxni-mh-vmmc2", "rxh-mh-vmmc2",
-    "rxh-mh-ssam",    "rxni-mni-am2",  "rxni-mni-srd"};
+    "rxh-mh-ssam",    "rxni-mni-am2",  "rxni-mni-srd", "rxh-mni"};
 char e2e_decomp_list[4096];
 
 static void e2e_load_decomp_list(void)

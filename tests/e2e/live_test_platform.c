@@ -87,6 +87,8 @@ PROGRAMS_TEST(test_inline_shm_rxh_mh_ssam_delivers_exactly_once_in_order,
               "inline", "shm", "rxh-mh-ssam")
 PROGRAMS_TEST(test_inline_shm_rxni_mni_srd_delivers_exactly_once_in_order,
               "inline", "shm", "rxni-mni-srd")
+PROGRAMS_TEST(test_thread_udp_rxh_mni_delivers_exactly_once_in_order,
+              "thread", "udp", "rxh-mni")
 PROGRAMS_TEST(test_inline_udp_rxni_mni_am2_delivers_exactly_once_in_order,
               "inline", "udp", "rxni-mni-am2")
 PROGRAMS_TEST(test_thread_udp_rxni_mni_delivers_exactly_once_in_order,
@@ -165,7 +167,8 @@ static void test_sleeping_host_in_interrupt_mode_wakes_by_the_watchdog(void)
 
 static const char *const retransmitting[] = {
     "rxni-mni",     "rxni-mh",     "rxh-mh", "rxni-mni-vmmc2",
-    "rxh-mh-vmmc2", "rxh-mh-ssam",    "rxni-mni-am2", "rxni-mni-srd"};
+    "rxh-mh-vmmc2", "rxh-mh-ssam",    "rxni-mni-am2", "rxni-mni-srd",
+    "rxh-mni"};
 
 static void run_faulty(const char *wire, const char *spec)
 {
@@ -341,6 +344,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(thread_udp_rxh_mh_vmmc2_delivers_exactly_once_in_order),
     PPS_TEST(inline_shm_rxh_mh_ssam_delivers_exactly_once_in_order),
     PPS_TEST(inline_shm_rxni_mni_srd_delivers_exactly_once_in_order),
+    PPS_TEST(thread_udp_rxh_mni_delivers_exactly_once_in_order),
     PPS_TEST(inline_udp_rxni_mni_am2_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),

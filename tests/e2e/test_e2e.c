@@ -248,6 +248,16 @@ static void test_am2_recovers_from_drops_and_corruption(void)
     check_lossy("rxni-mni-am2");
 }
 
+static void test_rxh_mni_runs_all_programs(void)
+{
+    check_decomp("rxh-mni");
+}
+
+static void test_rxh_mni_recovers_from_drops_and_corruption(void)
+{
+    check_lossy("rxh-mni");
+}
+
 static void test_srd_runs_all_programs(void)
 {
     check_decomp("rxni-mni-srd");
@@ -937,6 +947,7 @@ static const struct e2e_test decomp_tests[] = {
     T(am2_runs_all_programs),
     T(am2_pages_endpoints_in_and_out),
     T(srd_runs_all_programs),
+    T(rxh_mni_runs_all_programs),
     T(rxno_mni_stops_loudly_when_a_packet_is_dropped),
     T(rxno_mni_stops_loudly_when_packets_are_corrupted),
     T(rxno_mh_stops_loudly_when_a_packet_is_dropped),
@@ -947,6 +958,7 @@ static const struct e2e_test decomp_tests[] = {
     T(ssam_recovers_from_drops_and_corruption),
     T(am2_recovers_from_drops_and_corruption),
     T(srd_recovers_from_drops_and_corruption),
+    T(rxh_mni_recovers_from_drops_and_corruption),
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
     T(replies_sent_from_upcalls_flow_on_every_decomposition),

@@ -151,6 +151,7 @@ DECOMP_TESTS(rxh_mh_vmmc2, "rxh-mh-vmmc2")
 DECOMP_TESTS(rxh_mh_ssam, "rxh-mh-ssam")
 DECOMP_TESTS(rxni_mni_am2, "rxni-mni-am2")
 DECOMP_TESTS(rxni_mni_srd, "rxni-mni-srd")
+DECOMP_TESTS(rxh_mni, "rxh-mni")
 
 int main(void)
 {
@@ -177,6 +178,7 @@ int main(void)
     ADD(rxh_mh_ssam);
     ADD(rxni_mni_am2);
     ADD(rxni_mni_srd);
+    ADD(rxh_mni);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures() +

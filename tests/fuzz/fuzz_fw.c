@@ -170,7 +170,7 @@ static const char *const decomps[] = {"rxno-mni",       "rxno-mh",
                                       "rxh-mh",         "rxni-mni-vmmc2",
                                       "rxni-mh-vmmc2",  "rxh-mh-vmmc2",
                                       "rxh-mh-ssam",    "rxni-mni-am2",
-                                      "rxni-mni-srd"};
+                                      "rxni-mni-srd",   "rxh-mni"};
 
 static void *world_mem;
 static uint64_t world_bytes;

@@ -71,6 +71,7 @@ DECOMP_TEST(rxni_mni_vmmc2, "rxni-mni-vmmc2")
 DECOMP_TEST(rxh_mh_ssam, "rxh-mh-ssam")
 DECOMP_TEST(rxni_mni_am2, "rxni-mni-am2")
 DECOMP_TEST(rxni_mni_srd, "rxni-mni-srd")
+DECOMP_TEST(rxh_mni, "rxh-mni")
 
 static void test_crl_is_coherent_on_64_nodes(void)
 {
@@ -179,6 +180,7 @@ int main(void)
         PPS_TEST(crl_is_coherent_on_rxh_mh_ssam),
         PPS_TEST(crl_is_coherent_on_rxni_mni_am2),
         PPS_TEST(crl_is_coherent_on_rxni_mni_srd),
+        PPS_TEST(crl_is_coherent_on_rxh_mni),
         PPS_TEST(crl_is_coherent_on_64_nodes),
         PPS_TEST(crl_radix_sorts_on_64_nodes),
         PPS_TEST(crl_runs_are_deterministic),

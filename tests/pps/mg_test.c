@@ -55,6 +55,7 @@ DECOMP_TEST(rxni_mni_vmmc2, "rxni-mni-vmmc2")
 DECOMP_TEST(rxh_mh_ssam, "rxh-mh-ssam")
 DECOMP_TEST(rxni_mni_am2, "rxni-mni-am2")
 DECOMP_TEST(rxni_mni_srd, "rxni-mni-srd")
+DECOMP_TEST(rxh_mni, "rxh-mni")
 
 /* Chains of single jobs hopping between nodes: most nodes are idle while
  * a job is on the wire, so a detector that trusts idleness alone (or one
@@ -135,6 +136,7 @@ int main(void)
         PPS_TEST(mg_jobs_once_and_terminates_on_rxh_mh_ssam),
         PPS_TEST(mg_jobs_once_and_terminates_on_rxni_mni_am2),
         PPS_TEST(mg_jobs_once_and_terminates_on_rxni_mni_srd),
+        PPS_TEST(mg_jobs_once_and_terminates_on_rxh_mni),
         PPS_TEST(mg_chains_of_jobs_terminate_only_when_done),
         PPS_TEST(mg_single_node_runs_everything_locally),
         PPS_TEST(mg_puzzle_on_64_nodes_matches_serial_search),

@@ -49,6 +49,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_survives_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_survives_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_survives_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_survives_drops, "rxh-mni", 1)
 
 static void test_replicated_writes_64_nodes_one_order(void)
 {
@@ -122,6 +123,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_survives_drops),
         PPS_TEST(rxni_mni_am2_survives_drops),
         PPS_TEST(rxni_mni_srd_survives_drops),
+        PPS_TEST(rxh_mni_survives_drops),
         PPS_TEST(replicated_writes_64_nodes_one_order),
         PPS_TEST(single_copy_on_node_0_with_four_threads),
         PPS_TEST(guards_64_nodes),

@@ -81,6 +81,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_survives_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_survives_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_survives_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_survives_drops, "rxh-mni", 1)
 
 static void test_collectives_64_nodes_match_serial_results(void)
 {
@@ -177,6 +178,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_survives_drops),
         PPS_TEST(rxni_mni_am2_survives_drops),
         PPS_TEST(rxni_mni_srd_survives_drops),
+        PPS_TEST(rxh_mni_survives_drops),
         PPS_TEST(collectives_64_nodes_match_serial_results),
         PPS_TEST(single_rank_runs_everything),
         PPS_TEST(calls_on_two_ranks_and_the_process_engine),

@@ -51,6 +51,7 @@ PPS_DECOMP_TEST(test_rxh_mh_vmmc2_survives_drops, "rxh-mh-vmmc2", 1)
 PPS_DECOMP_TEST(test_rxh_mh_ssam_survives_drops, "rxh-mh-ssam", 1)
 PPS_DECOMP_TEST(test_rxni_mni_am2_survives_drops, "rxni-mni-am2", 1)
 PPS_DECOMP_TEST(test_rxni_mni_srd_survives_drops, "rxni-mni-srd", 1)
+PPS_DECOMP_TEST(test_rxh_mni_survives_drops, "rxh-mni", 1)
 
 static void test_rpc_1_mib_multithreaded_round_trips(void)
 {
@@ -144,6 +145,7 @@ int main(void)
         PPS_TEST(rxh_mh_ssam_survives_drops),
         PPS_TEST(rxni_mni_am2_survives_drops),
         PPS_TEST(rxni_mni_srd_survives_drops),
+        PPS_TEST(rxh_mni_survives_drops),
         PPS_TEST(rpc_1_mib_multithreaded_round_trips),
         PPS_TEST(ordered_broadcast_64_nodes_one_order),
         PPS_TEST(ordered_broadcast_multithreaded_one_order),
