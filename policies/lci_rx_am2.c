@@ -46,11 +46,15 @@
 /* Endpoints per node whose channels the NI keeps sequence numbers for. */
 #define AM_EPS 128u
 
-enum { FRAME_FREE = 0, FRAME_LOADING = 1, FRAME_RESIDENT = 2 };
+enum {
+    FRAME_FREE = 0,
+    FRAME_LOADING = 1,
+    FRAME_RESIDENT = 2
+};
 
 typedef struct {
     uint16_t ep;
-    uint16_t state;    /* FRAME_* */
+    uint16_t state; /* FRAME_* */
     uint32_t reserved;
     uint64_t last_use; /* for least-recently-used replacement */
 } am_frame_t;
@@ -337,8 +341,8 @@ static void am_send(void *state, lci_env_t *env, uint32_t buf,
     }
     lci_rx_sender_t *tx = sender_at(st, pi);
     lci_rx_receiver_t none = {0};
-    uint32_t s = lci_rx_admit(env, slots_of(st), &st->free_head, st->nslots,
-                              tx, &none, UINT32_MAX, buf, hdr);
+    uint32_t s = lci_rx_admit(env, slots_of(st), &st->free_head, st->nslots, tx,
+                              &none, UINT32_MAX, buf, hdr);
     if (s == LCI_SLOT_NIL) {
         return;
     }
@@ -364,9 +368,8 @@ static int am_accept(void *state, lci_env_t *env, uint32_t buf,
         return 0;
     }
     uint32_t pi = hdr->hop_src;
-    if (pi >= st->p.nnodes || hdr->type == 0 ||
-        hdr->type >= LCI_PKT_TYPE_MAX || hdr->type == LCI_PKT_ROUTE ||
-        hdr->ep >= AM_EPS) {
+    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
+        hdr->type == LCI_PKT_ROUTE || hdr->ep >= AM_EPS) {
         c->drops_malformed++;
         return 0;
     }

@@ -36,12 +36,12 @@
  * Timers: id p (0 <= p < nnodes) is peer p's retransmission timer, id
  * nnodes + p its delayed-ack timer.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "lci_policy.h"
-#include "lci_seq.h"
 #include "lci_rx_window.h"
-
+#include "lci_seq.h"
 
 typedef lci_slot_t gbn_slot_t;
 
@@ -51,6 +51,8 @@ typedef struct {
     uint8_t nack_owed;  /* dropped a packet for lack of a buffer */
     uint8_t gap_nacked; /* the gap before expected is NACKed (or owed) */
 } gbn_peer_t;
+_Static_assert(offsetof(gbn_peer_t, tx) == 0,
+               "lci_rx_pending needs the sender first");
 
 typedef struct {
     lci_rx_params_t p;
@@ -60,25 +62,16 @@ typedef struct {
     uint32_t nslots;
 } gbn_state_t;
 
-static size_t align8(size_t n)
-{
-    return (n + 7u) & ~(size_t)7u;
-}
-
 static gbn_peer_t *peer_at(gbn_state_t *st, uint32_t i)
 {
-    return (gbn_peer_t *)((char *)st + align8(sizeof(*st))) + i;
+    return (gbn_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
 }
 
 static gbn_slot_t *slots_of(gbn_state_t *st)
 {
-    return (gbn_slot_t *)((char *)st + align8(sizeof(*st)) +
-                          align8((size_t)st->p.nnodes * sizeof(gbn_peer_t)));
-}
-
-static gbn_slot_t *slot_at(gbn_state_t *st, uint32_t i)
-{
-    return slots_of(st) + i;
+    return (
+        gbn_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
+                      lci_rx_align8((size_t)st->p.nnodes * sizeof(gbn_peer_t)));
 }
 
 /* ---- timers ---------------------------------------------------------- */
@@ -140,27 +133,16 @@ static void note_arrival(gbn_state_t *st, lci_env_t *env, uint32_t pi,
 
 /* ---- sender side ------------------------------------------------------ */
 
-/* First transmission of slot s to pi: takes the next sequence number. */
+/* First transmission of slot s to pi.  The packet that fills the window
+ * asks for an ack at once, so the window reopens without waiting for the
+ * receiver's ack timer. */
 static void transmit_new(gbn_state_t *st, lci_env_t *env, uint32_t pi,
                          uint32_t s)
 {
-    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
-    gbn_slot_t *sl = slot_at(st, s);
-    sl->hdr.seq = tx->next_seq;
-    tx->next_seq = lci_seq_add(tx->next_seq, 1);
-    /* The packet that fills the window asks for an ack at once, so the
-     * window reopens without waiting for the receiver's ack timer. */
-    if (tx->out.count + 1 >= st->window) {
-        sl->hdr.flags = (uint8_t)(sl->hdr.flags | LCI_HF_ACKREQ);
-    }
-    lci_slotq_push(slots_of(st), &tx->out, s);
-    lci_wire_hdr_t h = sl->hdr;
-    stamp(st, env, pi, &h);
-    env->ops->charge(env, LCI_COST_REL_SEND);
-    env->ops->transmit(env, sl->buf, &h);
-    if (!tx->rto_on) {
-        rto_restart(st, env, pi);
-    }
+    gbn_peer_t *pr = peer_at(st, pi);
+    lci_rx_transmit_new(env, slots_of(st), s, &pr->tx, &pr->rx,
+                        st->p.nnodes + pi, pr->tx.out.count + 1 >= st->window,
+                        pi, st->p.rto_ns);
 }
 
 /* Go-back-N: every unacknowledged packet to pi again, oldest first. */
@@ -184,8 +166,7 @@ static void drain_blocked(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 
 /* A cumulative ack from pi: everything up to and including ack arrived.
  * Old (duplicate) acks and nonsense beyond next_seq change nothing. */
-static void on_ack(gbn_state_t *st, lci_env_t *env, uint32_t pi,
-                   lci_seq_t ack)
+static void on_ack(gbn_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack)
 {
     lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
     if (lci_rx_take_acked(env, slots_of(st), &st->free_head, tx, ack) == 0) {
@@ -240,8 +221,8 @@ static uint32_t gbn_nslots(const lci_rx_params_t *p)
 
 static size_t gbn_state_size(const lci_rx_params_t *p)
 {
-    return align8(sizeof(gbn_state_t)) +
-           align8((size_t)p->nnodes * sizeof(gbn_peer_t)) +
+    return lci_rx_align8(sizeof(gbn_state_t)) +
+           lci_rx_align8((size_t)p->nnodes * sizeof(gbn_peer_t)) +
            (size_t)gbn_nslots(p) * sizeof(gbn_slot_t);
 }
 
@@ -301,8 +282,8 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
      * sequence numbers decide. */
     uint32_t pi = hdr->hop_src;
     /* Route probes belong to VMMC-2's protocol, not to this one. */
-    if (pi >= st->p.nnodes || hdr->type == 0 ||
-        hdr->type >= LCI_PKT_TYPE_MAX || hdr->type == LCI_PKT_ROUTE) {
+    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
+        hdr->type == LCI_PKT_ROUTE) {
         c->drops_malformed++;
         return 0;
     }
@@ -375,12 +356,7 @@ static void gbn_released(void *state, lci_env_t *env, uint32_t peer)
 static uint32_t gbn_pending(const void *state)
 {
     gbn_state_t *st = (gbn_state_t *)state;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < st->p.nnodes; i++) {
-        const gbn_peer_t *pr = peer_at(st, i);
-        n += pr->tx.out.count + pr->tx.blocked.count;
-    }
-    return n;
+    return lci_rx_pending(peer_at(st, 0), sizeof(gbn_peer_t), st->p.nnodes);
 }
 
 static void gbn_timer(void *state, lci_env_t *env, uint32_t id)

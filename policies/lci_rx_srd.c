@@ -43,6 +43,7 @@
  * Timers: id p is peer p's retransmission timer, nnodes + p its
  * delayed-ack timer.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "lci_policy.h"
@@ -59,6 +60,8 @@ typedef struct {
      * it shows a new gap) */
     lci_seq_t top;
 } srd_peer_t;
+_Static_assert(offsetof(srd_peer_t, tx) == 0,
+               "lci_rx_pending needs the sender first");
 
 typedef struct {
     lci_rx_params_t p;
@@ -69,36 +72,31 @@ typedef struct {
     uint32_t nslots;
 } srd_state_t;
 
-static size_t align8(size_t n)
-{
-    return (n + 7u) & ~(size_t)7u;
-}
-
 static size_t peers_bytes(uint32_t nnodes)
 {
-    return align8((size_t)nnodes * sizeof(srd_peer_t));
+    return lci_rx_align8((size_t)nnodes * sizeof(srd_peer_t));
 }
 
 static size_t maps_bytes(uint32_t nnodes, uint32_t mapbits)
 {
-    return align8((size_t)nnodes * (mapbits / 32) * sizeof(uint32_t));
+    return lci_rx_align8((size_t)nnodes * (mapbits / 32) * sizeof(uint32_t));
 }
 
 static srd_peer_t *peer_at(srd_state_t *st, uint32_t i)
 {
-    return (srd_peer_t *)((char *)st + align8(sizeof(*st))) + i;
+    return (srd_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
 }
 
 static uint32_t *map_of(srd_state_t *st, uint32_t i)
 {
-    return (uint32_t *)((char *)st + align8(sizeof(*st)) +
+    return (uint32_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
                         peers_bytes(st->p.nnodes)) +
            (size_t)i * (st->mapbits / 32);
 }
 
 static lci_slot_t *slots_of(srd_state_t *st)
 {
-    return (lci_slot_t *)((char *)st + align8(sizeof(*st)) +
+    return (lci_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
                           peers_bytes(st->p.nnodes) +
                           maps_bytes(st->p.nnodes, st->mapbits));
 }
@@ -185,7 +183,7 @@ static void transmit_new(srd_state_t *st, lci_env_t *env, uint32_t pi,
     }
     lci_slotq_push(slots_of(st), &tx->out, s);
     lci_wire_hdr_t h = sl->hdr;
-    stamp(st, env, pi, &h);
+    stamp(st, env, pi, &h); /* with the selective ack */
     env->ops->charge(env, LCI_COST_REL_SEND);
     env->ops->transmit(env, sl->buf, &h);
     if (!tx->rto_on) {
@@ -343,7 +341,7 @@ static uint32_t srd_nslots(const lci_rx_params_t *p)
 
 static size_t srd_state_size(const lci_rx_params_t *p)
 {
-    return align8(sizeof(srd_state_t)) + peers_bytes(p->nnodes) +
+    return lci_rx_align8(sizeof(srd_state_t)) + peers_bytes(p->nnodes) +
            maps_bytes(p->nnodes, lci_rx_seqmap_bits(lci_rx_window_of(p))) +
            (size_t)srd_nslots(p) * sizeof(lci_slot_t);
 }
@@ -433,12 +431,7 @@ static void srd_released(void *state, lci_env_t *env, uint32_t peer)
 static uint32_t srd_pending(const void *state)
 {
     srd_state_t *st = (srd_state_t *)state;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < st->p.nnodes; i++) {
-        const srd_peer_t *pr = peer_at(st, i);
-        n += pr->tx.out.count + pr->tx.blocked.count;
-    }
-    return n;
+    return lci_rx_pending(peer_at(st, 0), sizeof(srd_peer_t), st->p.nnodes);
 }
 
 static void srd_timer(void *state, lci_env_t *env, uint32_t id)

@@ -27,6 +27,7 @@
  *   ssam_state_t, ssam_peer_t[nnodes], lci_slot_t[LCI_BUF_MAX_SENDS * nbufs]
  * Timers: id p is peer p's retransmission timer.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "lci_policy.h"
@@ -37,6 +38,8 @@ typedef struct {
     lci_rx_sender_t tx;
     lci_rx_receiver_t rx;
 } ssam_peer_t;
+_Static_assert(offsetof(ssam_peer_t, tx) == 0,
+               "lci_rx_pending needs the sender first");
 
 typedef struct {
     lci_rx_params_t p;
@@ -45,20 +48,16 @@ typedef struct {
     uint32_t nslots;
 } ssam_state_t;
 
-static size_t align8(size_t n)
-{
-    return (n + 7u) & ~(size_t)7u;
-}
-
 static ssam_peer_t *peer_at(ssam_state_t *st, uint32_t i)
 {
-    return (ssam_peer_t *)((char *)st + align8(sizeof(*st))) + i;
+    return (ssam_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
 }
 
 static lci_slot_t *slots_of(ssam_state_t *st)
 {
-    return (lci_slot_t *)((char *)st + align8(sizeof(*st)) +
-                          align8((size_t)st->p.nnodes * sizeof(ssam_peer_t)));
+    return (lci_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
+                          lci_rx_align8((size_t)st->p.nnodes *
+                                        sizeof(ssam_peer_t)));
 }
 
 /* The delayed-ack timer id lci_rx_stamp() would cancel: SSAM never arms
@@ -97,18 +96,9 @@ static void rto_restart(ssam_state_t *st, lci_env_t *env, uint32_t pi)
 static void transmit_new(ssam_state_t *st, lci_env_t *env, uint32_t pi,
                          uint32_t s)
 {
-    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
-    lci_slot_t *sl = &slots_of(st)[s];
-    sl->hdr.seq = tx->next_seq;
-    tx->next_seq = lci_seq_add(tx->next_seq, 1);
-    lci_slotq_push(slots_of(st), &tx->out, s);
-    lci_wire_hdr_t h = sl->hdr;
-    stamp(st, env, pi, &h);
-    env->ops->charge(env, LCI_COST_REL_SEND);
-    env->ops->transmit(env, sl->buf, &h);
-    if (!tx->rto_on) {
-        rto_restart(st, env, pi);
-    }
+    ssam_peer_t *pr = peer_at(st, pi);
+    lci_rx_transmit_new(env, slots_of(st), s, &pr->tx, &pr->rx,
+                        no_ack_timer(st, pi), 0, pi, st->p.rto_ns);
 }
 
 static void drain_blocked(ssam_state_t *st, lci_env_t *env, uint32_t pi)
@@ -119,8 +109,7 @@ static void drain_blocked(ssam_state_t *st, lci_env_t *env, uint32_t pi)
     }
 }
 
-static void on_ack(ssam_state_t *st, lci_env_t *env, uint32_t pi,
-                   lci_seq_t ack)
+static void on_ack(ssam_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack)
 {
     lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
     if (lci_rx_take_acked(env, slots_of(st), &st->free_head, tx, ack) == 0) {
@@ -161,8 +150,8 @@ static uint32_t ssam_nslots(const lci_rx_params_t *p)
 
 static size_t ssam_state_size(const lci_rx_params_t *p)
 {
-    return align8(sizeof(ssam_state_t)) +
-           align8((size_t)p->nnodes * sizeof(ssam_peer_t)) +
+    return lci_rx_align8(sizeof(ssam_state_t)) +
+           lci_rx_align8((size_t)p->nnodes * sizeof(ssam_peer_t)) +
            (size_t)ssam_nslots(p) * sizeof(lci_slot_t);
 }
 
@@ -194,8 +183,7 @@ static void ssam_send(void *state, lci_env_t *env, uint32_t buf,
     }
     ssam_peer_t *pr = peer_at(st, pi);
     uint32_t s = lci_rx_admit(env, slots_of(st), &st->free_head, st->nslots,
-                              &pr->tx, &pr->rx, no_ack_timer(st, pi), buf,
-                              hdr);
+                              &pr->tx, &pr->rx, no_ack_timer(st, pi), buf, hdr);
     if (s == LCI_SLOT_NIL) {
         return;
     }
@@ -218,9 +206,8 @@ static int ssam_accept(void *state, lci_env_t *env, uint32_t buf,
     }
     uint32_t pi = hdr->hop_src;
     /* NACKs and route probes belong to other protocols. */
-    if (pi >= st->p.nnodes || hdr->type == 0 ||
-        hdr->type >= LCI_PKT_TYPE_MAX || hdr->type == LCI_PKT_NACK ||
-        hdr->type == LCI_PKT_ROUTE) {
+    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
+        hdr->type == LCI_PKT_NACK || hdr->type == LCI_PKT_ROUTE) {
         c->drops_malformed++;
         return 0;
     }
@@ -281,11 +268,7 @@ static void ssam_timer(void *state, lci_env_t *env, uint32_t id)
 static uint32_t ssam_pending(const void *state)
 {
     ssam_state_t *st = (ssam_state_t *)state;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < st->p.nnodes; i++) {
-        n += peer_at(st, i)->tx.out.count + peer_at(st, i)->tx.blocked.count;
-    }
-    return n;
+    return lci_rx_pending(peer_at(st, 0), sizeof(ssam_peer_t), st->p.nnodes);
 }
 
 const lci_rx_component_t lci_rx_ssam_component = {

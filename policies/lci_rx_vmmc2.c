@@ -36,24 +36,31 @@
  * Timers: id p is peer p's retransmission (or probe) timer, nnodes + p its
  * delayed-ack timer.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "lci_policy.h"
-#include "lci_seq.h"
 #include "lci_rx_window.h"
+#include "lci_seq.h"
 
 /* The paper's default: an explicit acknowledgement every sixth packet. */
 #define VM_ACK_EVERY 6u
 /* Timeouts without progress after which a route is no longer trusted. */
 #define VM_REMAP_AFTER 2u
 
-enum { ROUTE_NONE = 0, ROUTE_PROBING = 1, ROUTE_OK = 2 };
+enum {
+    ROUTE_NONE = 0,
+    ROUTE_PROBING = 1,
+    ROUTE_OK = 2
+};
 
 typedef struct {
     lci_rx_sender_t tx;
     lci_rx_receiver_t rx;
     uint8_t route; /* ROUTE_*: the route cache entry */
 } vm_peer_t;
+_Static_assert(offsetof(vm_peer_t, tx) == 0,
+               "lci_rx_pending needs the sender first");
 
 typedef struct {
     lci_rx_params_t p;
@@ -65,20 +72,16 @@ typedef struct {
     uint32_t nslots;
 } vm_state_t;
 
-static size_t align8(size_t n)
-{
-    return (n + 7u) & ~(size_t)7u;
-}
-
 static vm_peer_t *peer_at(vm_state_t *st, uint32_t i)
 {
-    return (vm_peer_t *)((char *)st + align8(sizeof(*st))) + i;
+    return (vm_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
 }
 
 static lci_slot_t *slots_of(vm_state_t *st)
 {
-    return (lci_slot_t *)((char *)st + align8(sizeof(*st)) +
-                          align8((size_t)st->p.nnodes * sizeof(vm_peer_t)));
+    return (
+        lci_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
+                      lci_rx_align8((size_t)st->p.nnodes * sizeof(vm_peer_t)));
 }
 
 /* ---- timers and control packets --------------------------------------- */
@@ -152,24 +155,13 @@ static void note_arrival(vm_state_t *st, lci_env_t *env, uint32_t pi,
 static void transmit_new(vm_state_t *st, lci_env_t *env, uint32_t pi,
                          uint32_t s)
 {
-    lci_rx_sender_t *tx = &peer_at(st, pi)->tx;
-    lci_slot_t *sl = &slots_of(st)[s];
-    sl->hdr.seq = tx->next_seq;
-    tx->next_seq = lci_seq_add(tx->next_seq, 1);
+    vm_peer_t *pr = peer_at(st, pi);
     /* Buffers running low (overall, or for this peer): ask for an ack. */
-    if (tx->out.count + 1 >= st->window ||
-        st->held + 1 + st->low_free > st->pool) {
-        sl->hdr.flags = (uint8_t)(sl->hdr.flags | LCI_HF_ACKREQ);
-    }
-    lci_slotq_push(slots_of(st), &tx->out, s);
+    int ackreq = pr->tx.out.count + 1 >= st->window ||
+                 st->held + 1 + st->low_free > st->pool;
+    lci_rx_transmit_new(env, slots_of(st), s, &pr->tx, &pr->rx,
+                        st->p.nnodes + pi, ackreq, pi, st->p.rto_ns);
     st->held++;
-    lci_wire_hdr_t h = sl->hdr;
-    stamp(st, env, pi, &h);
-    env->ops->charge(env, LCI_COST_REL_SEND);
-    env->ops->transmit(env, sl->buf, &h);
-    if (!tx->rto_on) {
-        rto_restart(st, env, pi);
-    }
 }
 
 /* Every unacknowledged packet to pi again, oldest first. */
@@ -187,19 +179,17 @@ static void drain_blocked(vm_state_t *st, lci_env_t *env, uint32_t pi)
     vm_peer_t *pr = peer_at(st, pi);
     while (pr->route == ROUTE_OK && pr->tx.blocked.count > 0 &&
            pr->tx.out.count < st->window) {
-        transmit_new(st, env, pi,
-                     lci_slotq_pop(slots_of(st), &pr->tx.blocked));
+        transmit_new(st, env, pi, lci_slotq_pop(slots_of(st), &pr->tx.blocked));
     }
 }
 
 /* A cumulative ack from pi.  While the route is being looked up the probe
  * owns the timer, and route_up() resumes sending. */
-static void on_ack(vm_state_t *st, lci_env_t *env, uint32_t pi,
-                   lci_seq_t ack)
+static void on_ack(vm_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack)
 {
     vm_peer_t *pr = peer_at(st, pi);
-    uint32_t n = lci_rx_take_acked(env, slots_of(st), &st->free_head, &pr->tx,
-                                   ack);
+    uint32_t n =
+        lci_rx_take_acked(env, slots_of(st), &st->free_head, &pr->tx, ack);
     if (n == 0) {
         return;
     }
@@ -278,8 +268,8 @@ static uint32_t vm_nslots(const lci_rx_params_t *p)
 
 static size_t vm_state_size(const lci_rx_params_t *p)
 {
-    return align8(sizeof(vm_state_t)) +
-           align8((size_t)p->nnodes * sizeof(vm_peer_t)) +
+    return lci_rx_align8(sizeof(vm_state_t)) +
+           lci_rx_align8((size_t)p->nnodes * sizeof(vm_peer_t)) +
            (size_t)vm_nslots(p) * sizeof(lci_slot_t);
 }
 
@@ -342,8 +332,8 @@ static int vm_accept(void *state, lci_env_t *env, uint32_t buf,
     }
     uint32_t pi = hdr->hop_src;
     /* VMMC-2 sends no NACKs: one on the wire is not ours. */
-    if (pi >= st->p.nnodes || hdr->type == 0 ||
-        hdr->type >= LCI_PKT_TYPE_MAX || hdr->type == LCI_PKT_NACK) {
+    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
+        hdr->type == LCI_PKT_NACK) {
         c->drops_malformed++;
         return 0;
     }
@@ -397,12 +387,7 @@ static void vm_released(void *state, lci_env_t *env, uint32_t peer)
 static uint32_t vm_pending(const void *state)
 {
     vm_state_t *st = (vm_state_t *)state;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < st->p.nnodes; i++) {
-        const vm_peer_t *pr = peer_at(st, i);
-        n += pr->tx.out.count + pr->tx.blocked.count;
-    }
-    return n;
+    return lci_rx_pending(peer_at(st, 0), sizeof(vm_peer_t), st->p.nnodes);
 }
 
 static void vm_timer(void *state, lci_env_t *env, uint32_t id)

@@ -31,6 +31,13 @@ static inline uint32_t lci_rx_window_of(const lci_rx_params_t *p)
     return w > LCI_RX_WINDOW_MAX ? LCI_RX_WINDOW_MAX : w;
 }
 
+/* Sizes of the parts of a policy's state, rounded so each part that
+ * follows is aligned. */
+static inline size_t lci_rx_align8(size_t n)
+{
+    return (n + 7u) & ~(size_t)7u;
+}
+
 /* The sending half, per peer. */
 typedef struct {
     lci_slot_queue_t out;     /* transmitted, unacknowledged, oldest first */
@@ -59,8 +66,8 @@ static inline void lci_rx_sender_init(lci_rx_sender_t *s)
 static inline void lci_rx_rto_start(lci_env_t *env, uint32_t id,
                                     lci_rx_sender_t *s, uint64_t rto_ns)
 {
-    uint32_t shift = s->retries < LCI_RTO_BACKOFF_MAX ? s->retries
-                                                      : LCI_RTO_BACKOFF_MAX;
+    uint32_t shift =
+        s->retries < LCI_RTO_BACKOFF_MAX ? s->retries : LCI_RTO_BACKOFF_MAX;
     env->ops->timer_start(env, id, env->ops->now(env) + (rto_ns << shift));
     s->rto_on = 1;
 }
@@ -164,6 +171,45 @@ static inline uint32_t lci_rx_take_acked(lci_env_t *env, lci_slot_t *slots,
     return (uint32_t)d + 1;
 }
 
+/* First transmission of slot k: the next sequence number, an ack request
+ * if the policy asks for one, the cumulative ack (stamp), the wire; the
+ * retransmission timer timer_id starts if it is not running. */
+static inline void lci_rx_transmit_new(lci_env_t *env, lci_slot_t *slots,
+                                       uint32_t k, lci_rx_sender_t *tx,
+                                       lci_rx_receiver_t *rx, uint32_t ack_id,
+                                       int ackreq, uint32_t timer_id,
+                                       uint64_t rto_ns)
+{
+    lci_slot_t *sl = &slots[k];
+    sl->hdr.seq = tx->next_seq;
+    tx->next_seq = lci_seq_add(tx->next_seq, 1);
+    if (ackreq) {
+        sl->hdr.flags = (uint8_t)(sl->hdr.flags | LCI_HF_ACKREQ);
+    }
+    lci_slotq_push(slots, &tx->out, k);
+    lci_wire_hdr_t h = sl->hdr;
+    lci_rx_stamp(env, rx, ack_id, &h);
+    env->ops->charge(env, LCI_COST_REL_SEND);
+    env->ops->transmit(env, sl->buf, &h);
+    if (!tx->rto_on) {
+        lci_rx_rto_start(env, timer_id, tx, rto_ns);
+    }
+}
+
+/* Packets kept by n peers' senders, unacknowledged or queued: the peers
+ * are peer_size bytes apart, each beginning with its lci_rx_sender_t. */
+static inline uint32_t lci_rx_pending(const void *peers, size_t peer_size,
+                                      uint32_t n)
+{
+    uint32_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const lci_rx_sender_t *tx =
+            (const lci_rx_sender_t *)((const char *)peers + i * peer_size);
+        total += tx->out.count + tx->blocked.count;
+    }
+    return total;
+}
+
 /* Every unacknowledged packet again, oldest first; the last asks for an
  * ack, so recovery ends as soon as the receiver has it. */
 static inline void lci_rx_resend_all(lci_env_t *env, lci_slot_t *slots,
@@ -197,9 +243,9 @@ static inline int lci_rx_picked(uint32_t pick, int beyond, uint32_t k)
  * sends them all (lci_rx_resend_all). */
 static inline uint32_t lci_rx_resend_some(lci_env_t *env, lci_slot_t *slots,
                                           lci_rx_sender_t *s,
-                                          lci_rx_receiver_t *r,
-                                          uint32_t ack_id, uint32_t pick,
-                                          int beyond, uint16_t credits)
+                                          lci_rx_receiver_t *r, uint32_t ack_id,
+                                          uint32_t pick, int beyond,
+                                          uint16_t credits)
 {
     /* The last one picked asks for the ack: find it first. */
     uint32_t last = LCI_SLOT_NIL, k = 0;

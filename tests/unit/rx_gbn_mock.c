@@ -688,3 +688,22 @@ long mock_find_tx(uint32_t src, uint32_t dst, uint8_t type, uint32_t n)
     }
     return -1;
 }
+
+void mock_check_clean(void)
+{
+    CU_ASSERT_EQUAL(W.ack_violations, 0);
+    CU_ASSERT_EQUAL(W.window_violations, 0);
+    CU_ASSERT_EQUAL(W.seq_gaps, 0);
+    CU_ASSERT_EQUAL(W.bad_releases, 0);
+    CU_ASSERT_EQUAL(W.deliver_calls, 0);
+    CU_ASSERT_EQUAL(W.env_send_calls, 0);
+    CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
+    CU_ASSERT_EQUAL(W.refs_taken, W.refs_dropped);
+    for (uint32_t i = 0; i < W.nnodes; i++) {
+        CU_ASSERT_EQUAL(W.node[i].order_errors, 0);
+        CU_ASSERT_EQUAL(W.node[i].fails, 0);
+        for (uint32_t t = 0; t < 2 * W.nnodes; t++) {
+            CU_ASSERT_EQUAL(W.node[i].timer_armed[t], 0);
+        }
+    }
+}

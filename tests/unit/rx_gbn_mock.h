@@ -122,6 +122,10 @@ void mock_run(uint64_t until);
 /* Copies node's policy state to a new address at time t, poisoning the
  * old one: the state must hold no pointers. */
 void mock_move_state_at(uint64_t t, uint32_t node);
+/* What must hold after every run that ends quietly: acks equal what was
+ * delivered, windows and sequence numbers respected, every reference
+ * dropped, no failures, no timer left running. */
+void mock_check_clean(void);
 /* Calls accept() on node directly with a header from peer. */
 int mock_inject(uint32_t node, const lci_wire_hdr_t *hdr, int with_buf,
                 uint32_t status);

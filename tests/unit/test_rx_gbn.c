@@ -26,26 +26,6 @@ static lci_rx_params_t params(uint32_t nnodes, uint32_t window, uint32_t nbufs,
     return p;
 }
 
-/* What must hold after every run that ends quietly. */
-static void check_clean(void)
-{
-    CU_ASSERT_EQUAL(W.ack_violations, 0);
-    CU_ASSERT_EQUAL(W.window_violations, 0);
-    CU_ASSERT_EQUAL(W.seq_gaps, 0);
-    CU_ASSERT_EQUAL(W.bad_releases, 0);
-    CU_ASSERT_EQUAL(W.deliver_calls, 0);
-    CU_ASSERT_EQUAL(W.env_send_calls, 0);
-    CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
-    CU_ASSERT_EQUAL(W.refs_taken, W.refs_dropped);
-    for (uint32_t i = 0; i < W.nnodes; i++) {
-        CU_ASSERT_EQUAL(W.node[i].order_errors, 0);
-        CU_ASSERT_EQUAL(W.node[i].fails, 0);
-        for (uint32_t t = 0; t < 2 * W.nnodes; t++) {
-            CU_ASSERT_EQUAL(W.node[i].timer_armed[t], 0);
-        }
-    }
-}
-
 static const mock_tx_t *tx(long i)
 {
     CU_ASSERT_FATAL(i >= 0 && (size_t)i < W.ntx);
@@ -103,7 +83,7 @@ static outcome_t run_lossy(uint64_t seed, double loss, uint32_t n)
     CU_ASSERT_EQUAL(W.node[B].delivered[A], n);
     CU_ASSERT_EQUAL(W.node[A].delivered[B], n / 2);
     CU_ASSERT_EQUAL(W.nbounce, 0);
-    check_clean();
+    mock_check_clean();
     outcome_t o = {W.now, W.node[A].ctr.retransmissions, 14695981039346656037ull};
     for (size_t i = 0; i < W.ntx; i++) {
         const mock_tx_t *t = &W.txlog[i];
@@ -159,7 +139,7 @@ static void lossless_stream_never_times_out(void)
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 0);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 0);
     CU_ASSERT_EQUAL(W.node[B].ctr.drops_seq, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -175,7 +155,7 @@ static void sequence_numbers_wrap_past_65535_under_loss(void)
     CU_ASSERT_EQUAL(W.node[A].seq_wrapped[B], 1);
     CU_ASSERT(W.node[A].ctr.retransmissions > 0);
     CU_ASSERT_EQUAL(W.nbounce, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -193,7 +173,7 @@ static void state_holds_no_pointers_and_can_move(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 300);
     CU_ASSERT_EQUAL(W.node[A].delivered[B], 300);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -217,7 +197,7 @@ static void closed_window_queues_sends_and_drains_them_in_order(void)
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 20);
     CU_ASSERT_EQUAL(mock_count_tx(A, B, LCI_PKT_DATA), 20);
     CU_ASSERT_EQUAL(W.node[A].ctr.window_stalls, 16);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -281,7 +261,7 @@ static void ack_request_is_acknowledged_at_once(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].ack_fires, 1);
     CU_ASSERT_EQUAL(mock_count_tx(B, A, LCI_PKT_CREDIT), 2);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -305,7 +285,7 @@ static void half_window_of_arrivals_gets_an_explicit_ack(void)
     /* That ack cancelled the delayed-ack timer. */
     CU_ASSERT_EQUAL(W.node[B].ack_fires, 0);
     CU_ASSERT_EQUAL(W.node[B].ctr.pkts_sent_ack, 1);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -322,7 +302,7 @@ static void delayed_ack_goes_out_after_ack_delay(void)
     CU_ASSERT_EQUAL(ack->time, 2 * US + W.gap_ns + 30 * US);
     CU_ASSERT_EQUAL(W.node[B].ack_fires, 1);
     CU_ASSERT_EQUAL(W.node[B].ctr.pkts_sent_ack, 1);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -342,7 +322,7 @@ static void piggybacked_ack_cancels_the_delayed_ack(void)
     CU_ASSERT_EQUAL(W.node[B].ack_fires, 0);
     CU_ASSERT_EQUAL(W.node[B].ctr.pkts_sent_ack, 0);
     CU_ASSERT_EQUAL(W.node[A].ctr.pkts_sent_ack, 1); /* for B's packet */
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -363,7 +343,7 @@ static void lost_ack_causes_a_duplicate_that_is_dropped_and_reacked(void)
     CU_ASSERT_EQUAL(re->seq, 0);
     CU_ASSERT_EQUAL(ack->time, re->time + 2 * US + W.gap_ns);
     CU_ASSERT_EQUAL(W.node[B].ctr.pkts_sent_ack, 2);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -397,7 +377,7 @@ static void duplicate_and_stale_acks_change_nothing(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 7);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 2);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -424,7 +404,7 @@ static void hw_seq_gap_and_dup_statuses_are_ignored(void)
     CU_ASSERT_EQUAL(mock_inject(B, &h, 1, LCI_HW_SEQ_DUP), 1);
     CU_ASSERT_EQUAL(W.node[B].fails, 0);
     mock_run(FOREVER);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -442,7 +422,7 @@ static void malformed_headers_are_dropped(void)
     CU_ASSERT_EQUAL(mock_inject(B, &h, 1, LCI_HW_OK), 0);
     CU_ASSERT_EQUAL(W.node[B].ctr.drops_malformed, 2);
     CU_ASSERT_EQUAL(W.ntx, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -462,7 +442,7 @@ static void crc_damaged_packet_is_resent_on_the_nack_of_the_gap(void)
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 0);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 4); /* go back to 1 */
     CU_ASSERT(W.last_deliver_at < p.rto_ns);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -488,7 +468,7 @@ static void nack_recovers_without_waiting_for_the_timeout(void)
     const mock_tx_t *nack = tx(mock_find_tx(B, A, LCI_PKT_NACK, 0));
     CU_ASSERT_EQUAL(nack->time, 1 * US + W.gap_ns + 5 * US);
     CU_ASSERT(nack->flags & LCI_HF_ACK);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -508,7 +488,7 @@ static void nack_serves_every_starved_sender(void)
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 0);
     CU_ASSERT_EQUAL(W.node[C].rto_fires, 0);
     CU_ASSERT(W.last_deliver_at < p.rto_ns);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -536,7 +516,7 @@ static void cut_link_returns_packets_to_sender_in_order(void)
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 4);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 0);
     CU_ASSERT_EQUAL(W.node[C].delivered[A], 5);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -578,7 +558,7 @@ static void down_peer_bounces_later_sends_at_once(void)
     CU_ASSERT_EQUAL(mock_count_tx(A, B, 0), sent_to_b);
     CU_ASSERT_EQUAL(W.node[C].delivered[A], 1);
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 1);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -597,7 +577,7 @@ static void progress_resets_the_retry_count(void)
     CU_ASSERT_EQUAL(W.nbounce, 0);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 3);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 3);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 

@@ -30,23 +30,6 @@ static void setup(uint32_t nnodes, const lci_rx_params_t *p, uint64_t seed)
     mock_setup(nnodes, p, 2 * US, seed);
 }
 
-static void check_clean(void)
-{
-    CU_ASSERT_EQUAL(W.ack_violations, 0);
-    CU_ASSERT_EQUAL(W.window_violations, 0);
-    CU_ASSERT_EQUAL(W.seq_gaps, 0);
-    CU_ASSERT_EQUAL(W.bad_releases, 0);
-    CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
-    CU_ASSERT_EQUAL(W.refs_taken, W.refs_dropped);
-    for (uint32_t i = 0; i < W.nnodes; i++) {
-        CU_ASSERT_EQUAL(W.node[i].order_errors, 0);
-        CU_ASSERT_EQUAL(W.node[i].fails, 0);
-        for (uint32_t t = 0; t < 2 * W.nnodes; t++) {
-            CU_ASSERT_EQUAL(W.node[i].timer_armed[t], 0);
-        }
-    }
-}
-
 static void component_table_is_complete(void)
 {
     const lci_rx_component_t *c = &lci_rx_ssam_component;
@@ -73,7 +56,7 @@ static void replies_acknowledge_the_requests(void)
     /* the client's handler of the replies sends nothing: one ack each */
     CU_ASSERT_EQUAL(mock_count_tx(A, B, LCI_PKT_CREDIT), 20);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -87,7 +70,7 @@ static void one_way_packets_are_acknowledged_one_by_one(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 30);
     CU_ASSERT_EQUAL(mock_count_tx(B, A, LCI_PKT_CREDIT), 30);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -116,7 +99,7 @@ static uint64_t run_lossy(uint64_t seed, double loss, uint32_t n)
     if (loss > 0) {
         CU_ASSERT(W.node[A].ctr.retransmissions > 0);
     }
-    check_clean();
+    mock_check_clean();
     uint64_t digest = 14695981039346656037ull;
     for (size_t i = 0; i < W.ntx; i++) {
         uint64_t v[3] = {W.txlog[i].time, W.txlog[i].seq, W.txlog[i].dropped};
@@ -156,7 +139,7 @@ static void unreachable_node_returns_packets_to_sender_in_order(void)
     }
     CU_ASSERT_EQUAL(W.bounce[0].time, (1 + 2 + 4 + 8) * p.rto_ns);
     CU_ASSERT_EQUAL(W.node[C].delivered[A], 2);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 

@@ -34,24 +34,6 @@ static void setup(uint32_t nnodes, const lci_rx_params_t *p, uint64_t seed)
     mock_setup(nnodes, p, 2 * US, seed);
 }
 
-static void check_clean(void)
-{
-    CU_ASSERT_EQUAL(W.ack_violations, 0);
-    CU_ASSERT_EQUAL(W.window_violations, 0);
-    CU_ASSERT_EQUAL(W.seq_gaps, 0);
-    CU_ASSERT_EQUAL(W.bad_releases, 0);
-    CU_ASSERT_EQUAL(W.deliver_calls, 0);
-    CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
-    CU_ASSERT_EQUAL(W.refs_taken, W.refs_dropped);
-    for (uint32_t i = 0; i < W.nnodes; i++) {
-        CU_ASSERT_EQUAL(W.node[i].order_errors, 0);
-        CU_ASSERT_EQUAL(W.node[i].fails, 0);
-        for (uint32_t t = 0; t < 2 * W.nnodes; t++) {
-            CU_ASSERT_EQUAL(W.node[i].timer_armed[t], 0);
-        }
-    }
-}
-
 /* Data packets node src sent to dst that asked for an ack. */
 static uint32_t ack_requests(uint32_t src, uint32_t dst)
 {
@@ -102,7 +84,7 @@ static void first_packet_to_a_node_waits_for_its_route(void)
     CU_ASSERT_EQUAL(W.node[B].ctr.route_probes, 0);
     CU_ASSERT_EQUAL(mock_count_tx(A, B, LCI_PKT_ROUTE), 1);
     CU_ASSERT_EQUAL(mock_count_tx(B, A, LCI_PKT_ROUTE), 1);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -117,7 +99,7 @@ static void one_way_stream_is_acknowledged_every_sixth_packet(void)
     CU_ASSERT_EQUAL(mock_count_tx(B, A, LCI_PKT_CREDIT), 10);
     CU_ASSERT_EQUAL(ack_requests(A, B), 0);
     CU_ASSERT_EQUAL(W.node[B].ack_fires, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -132,7 +114,7 @@ static void low_send_buffers_ask_for_acknowledgements(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 60);
     CU_ASSERT(ack_requests(A, B) > 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -151,7 +133,7 @@ static void loss_is_recovered_by_timeout_without_nacks(void)
     CU_ASSERT(W.node[B].ctr.drops_seq > 0);
     CU_ASSERT(W.node[A].ctr.retransmissions >= 4);
     CU_ASSERT(W.node[A].rto_fires >= 1);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -176,7 +158,7 @@ static outcome_t run_lossy(uint64_t seed, double loss, uint32_t n)
     CU_ASSERT_EQUAL(W.node[A].delivered[B], n / 2);
     CU_ASSERT_EQUAL(W.node[A].delivered[C], n / 3);
     CU_ASSERT_EQUAL(W.nbounce, 0);
-    check_clean();
+    mock_check_clean();
     outcome_t o = {W.now, 14695981039346656037ull};
     for (size_t i = 0; i < W.ntx; i++) {
         const mock_tx_t *t = &W.txlog[i];
@@ -220,7 +202,7 @@ static void state_holds_no_pointers_and_can_move(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 300);
     CU_ASSERT_EQUAL(W.node[A].delivered[B], 300);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -241,7 +223,7 @@ static void repeated_timeouts_look_the_route_up_again(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 5);
     CU_ASSERT_EQUAL(W.nbounce, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -270,7 +252,7 @@ static void unreachable_node_returns_packets_to_sender_in_order(void)
     mock_run(FOREVER);
     CU_ASSERT_EQUAL(W.nbounce, 7);
     CU_ASSERT_EQUAL(mock_count_tx(A, B, LCI_PKT_ROUTE), 1 + 3);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
