@@ -294,14 +294,9 @@ static void answer(lci_env_t *env, uint32_t pi, uint8_t type, uint16_t ep,
 
 /* ---- the ops ----------------------------------------------------------- */
 
-static uint32_t am_nslots(const lci_rx_params_t *p)
-{
-    return LCI_BUF_MAX_SENDS * p->nbufs;
-}
-
 static size_t am_state_size(const lci_rx_params_t *p)
 {
-    return off_slots(p) + (size_t)am_nslots(p) * sizeof(lci_slot_t);
+    return off_slots(p) + (size_t)lci_rx_nslots(p) * sizeof(lci_slot_t);
 }
 
 static uint32_t am_timers(const lci_rx_params_t *p)
@@ -316,7 +311,7 @@ static void am_init(void *state, const lci_rx_params_t *p)
     st->p = *p;
     st->window = lci_rx_window_of(p);
     st->nframes = frames_of(p);
-    st->nslots = am_nslots(p);
+    st->nslots = lci_rx_nslots(p);
     lci_slots_init(slots_of(st), &st->free_head, st->nslots);
     for (uint32_t i = 0; i < p->nnodes; i++) {
         lci_rx_sender_init(sender_at(st, i));

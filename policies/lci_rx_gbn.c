@@ -64,14 +64,12 @@ typedef struct {
 
 static gbn_peer_t *peer_at(gbn_state_t *st, uint32_t i)
 {
-    return (gbn_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
+    return (gbn_peer_t *)lci_rx_peers(st, sizeof(*st)) + i;
 }
 
 static gbn_slot_t *slots_of(gbn_state_t *st)
 {
-    return (
-        gbn_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
-                      lci_rx_align8((size_t)st->p.nnodes * sizeof(gbn_peer_t)));
+    return lci_rx_slots(st, sizeof(*st), st->p.nnodes, sizeof(gbn_peer_t));
 }
 
 /* ---- timers ---------------------------------------------------------- */
@@ -214,16 +212,10 @@ static void ack_expired(gbn_state_t *st, lci_env_t *env, uint32_t pi)
 
 /* ---- the ops ----------------------------------------------------------- */
 
-static uint32_t gbn_nslots(const lci_rx_params_t *p)
-{
-    return LCI_BUF_MAX_SENDS * p->nbufs;
-}
-
 static size_t gbn_state_size(const lci_rx_params_t *p)
 {
-    return lci_rx_align8(sizeof(gbn_state_t)) +
-           lci_rx_align8((size_t)p->nnodes * sizeof(gbn_peer_t)) +
-           (size_t)gbn_nslots(p) * sizeof(gbn_slot_t);
+    return lci_rx_state_size(sizeof(gbn_state_t), p->nnodes, sizeof(gbn_peer_t),
+                             lci_rx_nslots(p));
 }
 
 static uint32_t gbn_timers(const lci_rx_params_t *p)
@@ -238,11 +230,9 @@ static void gbn_init(void *state, const lci_rx_params_t *p)
     st->p = *p;
     st->window = lci_rx_window_of(p);
     st->half = st->window / 2 ? st->window / 2 : 1;
-    st->nslots = gbn_nslots(p);
-    lci_slots_init(slots_of(st), &st->free_head, st->nslots);
-    for (uint32_t i = 0; i < p->nnodes; i++) {
-        lci_rx_sender_init(&peer_at(st, i)->tx);
-    }
+    st->nslots = lci_rx_nslots(p);
+    lci_rx_init_senders(slots_of(st), &st->free_head, st->nslots,
+                        peer_at(st, 0), sizeof(gbn_peer_t), p->nnodes);
 }
 
 static void gbn_send(void *state, lci_env_t *env, uint32_t buf,

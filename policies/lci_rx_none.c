@@ -15,8 +15,8 @@
 #define NONE UINT32_MAX
 
 typedef struct {
-    uint32_t credits; /* packets we may still send to this peer */
-    uint32_t freed;   /* its buffers we released, not yet reported */
+    uint32_t credits;    /* packets we may still send to this peer */
+    uint32_t freed;      /* its buffers we released, not yet reported */
     uint32_t head, tail; /* blocked-sends queue (indices into slots) */
 } peer_t;
 
@@ -63,7 +63,8 @@ static void rx_none_init(void *state, const lci_rx_params_t *p)
     s->nslots = 2 * p->nbufs;
     s->window = p->window;
     for (uint32_t i = 0; i < p->nnodes; i++) {
-        peers(s)[i] = (peer_t){.credits = p->window, .head = NONE, .tail = NONE};
+        peers(s)[i] =
+            (peer_t){.credits = p->window, .head = NONE, .tail = NONE};
     }
     for (uint32_t i = 0; i < s->nslots; i++) {
         slots(s)[i].next = i + 1 < s->nslots ? i + 1 : NONE;

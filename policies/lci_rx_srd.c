@@ -334,16 +334,11 @@ static int take_in(srd_state_t *st, lci_env_t *env, uint32_t pi,
 
 /* ---- the ops ----------------------------------------------------------- */
 
-static uint32_t srd_nslots(const lci_rx_params_t *p)
-{
-    return LCI_BUF_MAX_SENDS * p->nbufs;
-}
-
 static size_t srd_state_size(const lci_rx_params_t *p)
 {
     return lci_rx_align8(sizeof(srd_state_t)) + peers_bytes(p->nnodes) +
            maps_bytes(p->nnodes, lci_rx_seqmap_bits(lci_rx_window_of(p))) +
-           (size_t)srd_nslots(p) * sizeof(lci_slot_t);
+           (size_t)lci_rx_nslots(p) * sizeof(lci_slot_t);
 }
 
 static uint32_t srd_timers(const lci_rx_params_t *p)
@@ -359,7 +354,7 @@ static void srd_init(void *state, const lci_rx_params_t *p)
     st->window = lci_rx_window_of(p);
     st->half = st->window / 2 ? st->window / 2 : 1;
     st->mapbits = lci_rx_seqmap_bits(st->window);
-    st->nslots = srd_nslots(p);
+    st->nslots = lci_rx_nslots(p);
     lci_slots_init(slots_of(st), &st->free_head, st->nslots);
     for (uint32_t i = 0; i < p->nnodes; i++) {
         lci_rx_sender_init(&peer_at(st, i)->tx);

@@ -50,14 +50,12 @@ typedef struct {
 
 static ssam_peer_t *peer_at(ssam_state_t *st, uint32_t i)
 {
-    return (ssam_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
+    return (ssam_peer_t *)lci_rx_peers(st, sizeof(*st)) + i;
 }
 
 static lci_slot_t *slots_of(ssam_state_t *st)
 {
-    return (lci_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
-                          lci_rx_align8((size_t)st->p.nnodes *
-                                        sizeof(ssam_peer_t)));
+    return lci_rx_slots(st, sizeof(*st), st->p.nnodes, sizeof(ssam_peer_t));
 }
 
 /* The delayed-ack timer id lci_rx_stamp() would cancel: SSAM never arms
@@ -143,16 +141,10 @@ static void rto_expired(ssam_state_t *st, lci_env_t *env, uint32_t pi)
 
 /* ---- the ops ----------------------------------------------------------- */
 
-static uint32_t ssam_nslots(const lci_rx_params_t *p)
-{
-    return LCI_BUF_MAX_SENDS * p->nbufs;
-}
-
 static size_t ssam_state_size(const lci_rx_params_t *p)
 {
-    return lci_rx_align8(sizeof(ssam_state_t)) +
-           lci_rx_align8((size_t)p->nnodes * sizeof(ssam_peer_t)) +
-           (size_t)ssam_nslots(p) * sizeof(lci_slot_t);
+    return lci_rx_state_size(sizeof(ssam_state_t), p->nnodes,
+                             sizeof(ssam_peer_t), lci_rx_nslots(p));
 }
 
 static uint32_t ssam_timers(const lci_rx_params_t *p)
@@ -166,11 +158,9 @@ static void ssam_init(void *state, const lci_rx_params_t *p)
     memset(state, 0, ssam_state_size(p));
     st->p = *p;
     st->window = lci_rx_window_of(p);
-    st->nslots = ssam_nslots(p);
-    lci_slots_init(slots_of(st), &st->free_head, st->nslots);
-    for (uint32_t i = 0; i < p->nnodes; i++) {
-        lci_rx_sender_init(&peer_at(st, i)->tx);
-    }
+    st->nslots = lci_rx_nslots(p);
+    lci_rx_init_senders(slots_of(st), &st->free_head, st->nslots,
+                        peer_at(st, 0), sizeof(ssam_peer_t), p->nnodes);
 }
 
 static void ssam_send(void *state, lci_env_t *env, uint32_t buf,

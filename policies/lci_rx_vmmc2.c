@@ -74,14 +74,12 @@ typedef struct {
 
 static vm_peer_t *peer_at(vm_state_t *st, uint32_t i)
 {
-    return (vm_peer_t *)((char *)st + lci_rx_align8(sizeof(*st))) + i;
+    return (vm_peer_t *)lci_rx_peers(st, sizeof(*st)) + i;
 }
 
 static lci_slot_t *slots_of(vm_state_t *st)
 {
-    return (
-        lci_slot_t *)((char *)st + lci_rx_align8(sizeof(*st)) +
-                      lci_rx_align8((size_t)st->p.nnodes * sizeof(vm_peer_t)));
+    return lci_rx_slots(st, sizeof(*st), st->p.nnodes, sizeof(vm_peer_t));
 }
 
 /* ---- timers and control packets --------------------------------------- */
@@ -261,16 +259,10 @@ static void ack_expired(vm_state_t *st, lci_env_t *env, uint32_t pi)
 
 /* ---- the ops ----------------------------------------------------------- */
 
-static uint32_t vm_nslots(const lci_rx_params_t *p)
-{
-    return LCI_BUF_MAX_SENDS * p->nbufs;
-}
-
 static size_t vm_state_size(const lci_rx_params_t *p)
 {
-    return lci_rx_align8(sizeof(vm_state_t)) +
-           lci_rx_align8((size_t)p->nnodes * sizeof(vm_peer_t)) +
-           (size_t)vm_nslots(p) * sizeof(lci_slot_t);
+    return lci_rx_state_size(sizeof(vm_state_t), p->nnodes, sizeof(vm_peer_t),
+                             lci_rx_nslots(p));
 }
 
 static uint32_t vm_timers(const lci_rx_params_t *p)
@@ -286,11 +278,9 @@ static void vm_init(void *state, const lci_rx_params_t *p)
     st->window = lci_rx_window_of(p);
     st->pool = p->nsend > 0 && p->nsend <= p->nbufs ? p->nsend : p->nbufs;
     st->low_free = st->pool / 4;
-    st->nslots = vm_nslots(p);
-    lci_slots_init(slots_of(st), &st->free_head, st->nslots);
-    for (uint32_t i = 0; i < p->nnodes; i++) {
-        lci_rx_sender_init(&peer_at(st, i)->tx);
-    }
+    st->nslots = lci_rx_nslots(p);
+    lci_rx_init_senders(slots_of(st), &st->free_head, st->nslots,
+                        peer_at(st, 0), sizeof(vm_peer_t), p->nnodes);
 }
 
 static void vm_send(void *state, lci_env_t *env, uint32_t buf,

@@ -38,6 +38,37 @@ static inline size_t lci_rx_align8(size_t n)
     return (n + 7u) & ~(size_t)7u;
 }
 
+/* Slots for the packets a policy keeps: a buffer may be queued or held
+ * for two peers at once (a multicast packet forwarded to both children),
+ * so there are LCI_BUF_MAX_SENDS per buffer and they never run out before
+ * the buffers do. */
+static inline uint32_t lci_rx_nslots(const lci_rx_params_t *p)
+{
+    return LCI_BUF_MAX_SENDS * p->nbufs;
+}
+
+/* The usual layout of a policy's state: a header of head_size bytes, one
+ * peer_size record per node, then the slots, each part aligned. */
+static inline void *lci_rx_peers(void *state, size_t head_size)
+{
+    return (char *)state + lci_rx_align8(head_size);
+}
+
+static inline lci_slot_t *lci_rx_slots(void *state, size_t head_size,
+                                       uint32_t nnodes, size_t peer_size)
+{
+    return (lci_slot_t *)((char *)lci_rx_peers(state, head_size) +
+                          lci_rx_align8((size_t)nnodes * peer_size));
+}
+
+static inline size_t lci_rx_state_size(size_t head_size, uint32_t nnodes,
+                                       size_t peer_size, uint32_t nslots)
+{
+    return lci_rx_align8(head_size) +
+           lci_rx_align8((size_t)nnodes * peer_size) +
+           (size_t)nslots * sizeof(lci_slot_t);
+}
+
 /* The sending half, per peer. */
 typedef struct {
     lci_slot_queue_t out;     /* transmitted, unacknowledged, oldest first */
@@ -59,6 +90,19 @@ static inline void lci_rx_sender_init(lci_rx_sender_t *s)
 {
     lci_slotq_init(&s->out);
     lci_slotq_init(&s->blocked);
+}
+
+/* Every slot free and every one of n peers' senders empty: the peers are
+ * peer_size bytes apart, each beginning with its lci_rx_sender_t. */
+static inline void lci_rx_init_senders(lci_slot_t *slots, uint32_t *free_head,
+                                       uint32_t nslots, void *peers,
+                                       size_t peer_size, uint32_t n)
+{
+    lci_slots_init(slots, free_head, nslots);
+    for (uint32_t i = 0; i < n; i++) {
+        lci_rx_sender_init(
+            (lci_rx_sender_t *)((char *)peers + (size_t)i * peer_size));
+    }
 }
 
 /* (Re)starts timer id: rto_ns doubled per timeout without progress, up to
