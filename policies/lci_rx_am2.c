@@ -237,12 +237,7 @@ static void on_ack(am_state_t *st, lci_env_t *env, uint32_t pi, uint16_t ep,
             lci_slotq_remove(slots, &tx->out, k);
             env->ops->release(env, slots[k].buf);
             lci_slot_free(slots, &st->free_head, k);
-            tx->retries = 0;
-            if (tx->out.count == 0) {
-                lci_rx_rto_stop(env, pi, tx);
-            } else {
-                lci_rx_rto_start(env, pi, tx, st->p.rto_ns);
-            }
+            lci_rx_progress(env, pi, tx, st->p.rto_ns);
             drain(st, env, pi);
             return;
         }

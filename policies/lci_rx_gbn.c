@@ -170,12 +170,7 @@ static void on_ack(gbn_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack)
     if (lci_rx_take_acked(env, slots_of(st), &st->free_head, tx, ack) == 0) {
         return;
     }
-    tx->retries = 0;
-    if (tx->out.count > 0) {
-        rto_restart(st, env, pi);
-    } else {
-        rto_stop(st, env, pi);
-    }
+    lci_rx_progress(env, pi, tx, st->p.rto_ns);
     drain_blocked(st, env, pi);
 }
 

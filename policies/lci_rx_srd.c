@@ -239,12 +239,7 @@ static void on_ack(srd_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack,
     if (n > 0) {
         pr->sacked = n < 32 ? pr->sacked >> n : 0;
         pr->resent = n < 32 ? pr->resent >> n : 0;
-        tx->retries = 0;
-        if (tx->out.count > 0) {
-            rto_restart(st, env, pi);
-        } else {
-            lci_rx_rto_stop(env, pi, tx);
-        }
+        lci_rx_progress(env, pi, tx, st->p.rto_ns);
     }
     note_sack(pr, ack, sack);
     if (pr->sacked != 0 && !tx->down) {

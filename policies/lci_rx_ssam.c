@@ -113,12 +113,7 @@ static void on_ack(ssam_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack)
     if (lci_rx_take_acked(env, slots_of(st), &st->free_head, tx, ack) == 0) {
         return;
     }
-    tx->retries = 0;
-    if (tx->out.count > 0) {
-        rto_restart(st, env, pi);
-    } else {
-        lci_rx_rto_stop(env, pi, tx);
-    }
+    lci_rx_progress(env, pi, tx, st->p.rto_ns);
     drain_blocked(st, env, pi);
 }
 

@@ -196,11 +196,7 @@ static void on_ack(vm_state_t *st, lci_env_t *env, uint32_t pi, lci_seq_t ack)
     if (pr->route != ROUTE_OK) {
         return;
     }
-    if (pr->tx.out.count > 0) {
-        rto_restart(st, env, pi);
-    } else {
-        rto_stop(st, env, pi);
-    }
+    lci_rx_progress(env, pi, &pr->tx, st->p.rto_ns);
     drain_blocked(st, env, pi);
 }
 

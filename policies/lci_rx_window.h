@@ -254,6 +254,19 @@ static inline uint32_t lci_rx_pending(const void *peers, size_t peer_size,
     return total;
 }
 
+/* An ack made progress: the retry count starts again, and timer id runs
+ * (afresh) while anything is unacknowledged. */
+static inline void lci_rx_progress(lci_env_t *env, uint32_t id,
+                                   lci_rx_sender_t *tx, uint64_t rto_ns)
+{
+    tx->retries = 0;
+    if (tx->out.count > 0) {
+        lci_rx_rto_start(env, id, tx, rto_ns);
+    } else {
+        lci_rx_rto_stop(env, id, tx);
+    }
+}
+
 /* Every unacknowledged packet again, oldest first; the last asks for an
  * ack, so recovery ends as soon as the receiver has it. */
 static inline void lci_rx_resend_all(lci_env_t *env, lci_slot_t *slots,
