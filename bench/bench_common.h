@@ -99,7 +99,10 @@ void bench_usage_error(const char *fmt, ...)
     __attribute__((noreturn, format(printf, 1, 2)));
 
 /* Sends one raw packet of len bytes (payload copied from src, which may be
- * NULL for zeros) to dest.  Returns the time spent in alloc+write+send. */
+ * NULL for zeros) to dest. */
+void bench_send(int dest, const void *src, size_t len);
+/* The same, timed: returns the time spent in alloc+write+send (two reads
+ * of the clock on top: not for latency on the live platform). */
 double bench_send_raw(int dest, const void *src, size_t len);
 
 /* Charges seconds of compute if positive (a wait or modelled work). */

@@ -103,14 +103,14 @@ static double latency_us(pp_state_t *st, const pp_opts_t *o, int rank,
     for (long i = 0; i < total; i++) {
         if (rank == 0) {
             double t0 = lci_wtime();
-            bench_send_raw(1, payload, (size_t)o->bytes);
+            bench_send(1, payload, (size_t)o->bytes);
             wait_for(st, i + 1);
             if (i >= o->warmup) {
                 rtt[i - o->warmup] = lci_wtime() - t0;
             }
         } else {
             wait_for(st, i + 1);
-            bench_send_raw(0, payload, (size_t)o->bytes);
+            bench_send(0, payload, (size_t)o->bytes);
         }
     }
     double median = live_median(rtt, o->iters);
@@ -140,14 +140,14 @@ static double intr_rtt_us(pp_state_t *st, const pp_opts_t *o, int rank)
                                    o->intr_gap % 1000000 * 1000};
             nanosleep(&gap, NULL); /* the peer gives up spinning */
             double t0 = lci_wtime();
-            bench_send_raw(1, payload, sizeof payload);
+            bench_send(1, payload, sizeof payload);
             wait_for(st, base + 1);
             rtt[i] = lci_wtime() - t0;
         } else {
             while (st->arrived < base + 1) {
                 BENCH_CHECK(lci_poll_wait());
             }
-            bench_send_raw(0, payload, sizeof payload);
+            bench_send(0, payload, sizeof payload);
         }
     }
     if (rank == 1) {
@@ -176,14 +176,14 @@ static double bandwidth_mbps(pp_state_t *st, const pp_opts_t *o, int rank,
                     size_t n = (size_t)(o->msg - off) < cap
                                    ? (size_t)(o->msg - off)
                                    : cap;
-                    bench_send_raw(1, src + off, n);
+                    bench_send(1, src + off, n);
                 }
             }
             wait_for(st, base + 1);
             mbps = (double)o->msg * (double)o->msgs / (lci_wtime() - t0) / 1e6;
         } else {
             wait_for(st, base + per_msg * o->msgs);
-            bench_send_raw(0, NULL, 0);
+            bench_send(0, NULL, 0);
         }
     }
     free(src);

@@ -2,10 +2,15 @@
  * lci_live_shm.c - the shared-memory wire: one single-producer,
  * single-consumer ring per ordered pair of nodes in the fabric.
  *
- * No syscalls on the fast path: the sender writes a slot and publishes it
- * with a release store of the tail; the receiver reads the tail with
- * acquire.  A full ring refuses the packet (back-pressure), never drops
- * it.  Only a receiver that is blocked costs its sender a futex wake.
+ * No syscalls on the fast path, and one cache line per small packet: a
+ * slot carries its own stamp (the packet's number in the ring, plus one),
+ * which the sender stores last with release and the receiver polls with
+ * acquire, so the receiver finds the stamp and the packet in the line it
+ * had to fetch anyway (no shared tail to read first).  The receiver
+ * publishes how far it has read (the head) for the sender's flow control;
+ * the sender reads it only when the ring looks full.  A full ring refuses
+ * the packet (back-pressure), never drops it.  Only a receiver that is
+ * blocked costs its sender a futex wake.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,12 +20,19 @@
 #include "lci_live_nic.h"
 
 typedef struct {
-    _Atomic uint64_t tail; /* written by the sender */
-    char pad0[56];
-    _Atomic uint64_t head; /* written by the receiver */
-    char pad1[56];
-    /* slots follow: uint32_t bytes, uint32_t reserved, the packet */
+    _Atomic uint64_t head; /* written by the receiver: slots it is done with */
+    char pad[120];
+    /* slots follow: uint32_t bytes, _Atomic uint32_t stamp, the packet */
 } shm_ring_t;
+
+/* This node's ends of its rings, in this process only (L->wire_state:
+ * the sending ends, one per destination, then the receiving ends, one per
+ * source). */
+typedef struct {
+    uint64_t tail; /* sending: the next packet's number */
+    uint64_t seen; /* sending: the ring's head as last read (never ahead) */
+    uint64_t next; /* receiving: the number of the next packet to take */
+} shm_end_t;
 
 static shm_ring_t *ring(lci_fabric_t *f, uint32_t src, uint32_t dst)
 {
@@ -33,20 +45,36 @@ static unsigned char *slot(lci_fabric_t *f, shm_ring_t *r, uint64_t i)
     return (unsigned char *)(r + 1) + (i % f->nslots) * f->slot_bytes;
 }
 
-/* The sender's copy of each ring's head (in L->wire_state), read from
- * the ring only when the ring looks full: the receiver writes the head
- * after every packet, and reading it on every send costs the sender a
- * cache-line transfer per packet.  A stale copy is never ahead of the
- * real head, so it can only make a free slot look taken. */
-static int ring_full(lci_live_t *L, shm_ring_t *r, uint32_t dst, uint64_t t)
+static _Atomic uint32_t *stamp_of(unsigned char *s)
 {
-    uint64_t *seen = L->wire_state;
-    if (t - seen[dst] < L->fabric->nslots) {
+    return (_Atomic uint32_t *)(void *)(s + 4);
+}
+
+/* Slot s holds packet i once its stamp says so: the stamp of a slot
+ * still holding an older packet (or never written) differs. */
+static uint32_t stamp_for(uint64_t i)
+{
+    return (uint32_t)(i + 1);
+}
+
+static shm_end_t *sending_end(lci_live_t *L, uint32_t dst)
+{
+    return (shm_end_t *)L->wire_state + dst;
+}
+
+static shm_end_t *receiving_end(lci_live_t *L, uint32_t src)
+{
+    return (shm_end_t *)L->wire_state + L->size + src;
+}
+
+static int ring_full(lci_live_t *L, shm_ring_t *r, shm_end_t *e)
+{
+    if (e->tail - e->seen < L->fabric->nslots) {
         return 0;
     }
     /* Acquire: the receiver is done with the slots before we reuse them. */
-    seen[dst] = atomic_load_explicit(&r->head, memory_order_acquire);
-    return t - seen[dst] >= L->fabric->nslots;
+    e->seen = atomic_load_explicit(&r->head, memory_order_acquire);
+    return e->tail - e->seen >= L->fabric->nslots;
 }
 
 static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
@@ -60,7 +88,7 @@ static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
                  "start the program with lci-run --platform live");
         return LCI_ERR_PLATFORM;
     }
-    L->wire_state = calloc(L->size, sizeof(uint64_t));
+    L->wire_state = calloc(2 * (size_t)L->size, sizeof(shm_end_t));
     if (L->wire_state == NULL) {
         snprintf(err, errlen, "out of memory");
         return LCI_ERR_NOMEM;
@@ -68,25 +96,39 @@ static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
     return LCI_OK;
 }
 
+static int dead(lci_fabric_t *f, uint32_t dst)
+{
+    return (int)atomic_load_explicit(&lci_fabric_node(f, dst)->dead,
+                                     memory_order_relaxed);
+}
+
+/* Publishes packet e->tail in slot s: bytes first, the stamp last. */
+static void publish(lci_live_t *L, uint32_t dst, shm_end_t *e,
+                    unsigned char *s, uint32_t bytes)
+{
+    memcpy(s, &bytes, 4);
+    /* Release: the slot's bytes are visible before its stamp. */
+    atomic_store_explicit(stamp_of(s), stamp_for(e->tail),
+                          memory_order_release);
+    e->tail++;
+    lci_live_fabric_wake(L, dst);
+}
+
 static int shm_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
                     uint32_t bytes)
 {
     lci_fabric_t *f = L->fabric;
     shm_ring_t *r = ring(f, L->rank, dst);
-    if (atomic_load_explicit(&lci_fabric_node(f, dst)->dead,
-                             memory_order_relaxed)) {
+    shm_end_t *e = sending_end(L, dst);
+    if (dead(f, dst)) {
         return 0; /* nobody there: the packet is lost, as on a network */
     }
-    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (ring_full(L, r, dst, t) || bytes + 8 > f->slot_bytes) {
+    if (ring_full(L, r, e) || bytes + 8 > f->slot_bytes) {
         return -1;
     }
-    unsigned char *s = slot(f, r, t);
-    memcpy(s, &bytes, 4);
+    unsigned char *s = slot(f, r, e->tail);
     memcpy(s + 8, pkt, bytes);
-    /* Release: the slot's bytes are visible before the new tail. */
-    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-    lci_live_fabric_wake(L, dst);
+    publish(L, dst, e, s, bytes);
     return 0;
 }
 
@@ -94,41 +136,51 @@ static unsigned char *shm_reserve(lci_live_t *L, uint32_t dst, uint32_t bytes)
 {
     lci_fabric_t *f = L->fabric;
     shm_ring_t *r = ring(f, L->rank, dst);
-    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    if (ring_full(L, r, dst, t) || bytes + 8 > f->slot_bytes ||
-        atomic_load_explicit(&lci_fabric_node(f, dst)->dead,
-                             memory_order_relaxed)) {
+    shm_end_t *e = sending_end(L, dst);
+    if (ring_full(L, r, e) || bytes + 8 > f->slot_bytes || dead(f, dst)) {
         return NULL; /* shm_send decides */
     }
-    return slot(f, r, t) + 8;
+    return slot(f, r, e->tail) + 8;
 }
 
 static void shm_commit(lci_live_t *L, uint32_t dst, uint32_t bytes)
 {
     lci_fabric_t *f = L->fabric;
-    shm_ring_t *r = ring(f, L->rank, dst);
-    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    memcpy(slot(f, r, t), &bytes, 4);
-    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
-    lci_live_fabric_wake(L, dst);
+    shm_end_t *e = sending_end(L, dst);
+    publish(L, dst, e, slot(f, ring(f, L->rank, dst), e->tail), bytes);
+}
+
+/* The slot of the next packet from src, if it has arrived. */
+static unsigned char *arrived(lci_live_t *L, uint32_t src, shm_ring_t **r_p)
+{
+    lci_fabric_t *f = L->fabric;
+    shm_ring_t *r = ring(f, src, L->rank);
+    uint64_t h = receiving_end(L, src)->next;
+    unsigned char *s = slot(f, r, h);
+    /* Acquire: pairs with the sender's release of the stamp. */
+    if (atomic_load_explicit(stamp_of(s), memory_order_acquire) !=
+        stamp_for(h)) {
+        return NULL;
+    }
+    *r_p = r;
+    return s;
 }
 
 static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
 {
-    lci_fabric_t *f = L->fabric;
     unsigned n = 0;
     for (uint32_t src = 0; src < L->size; src++) {
-        shm_ring_t *r = ring(f, src, L->rank);
-        uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
-        /* Acquire: pairs with the sender's release of the tail. */
-        uint64_t t = atomic_load_explicit(&r->tail, memory_order_acquire);
-        for (; h != t; h++, n++) {
-            unsigned char *s = slot(f, r, h);
+        shm_ring_t *r;
+        unsigned char *s;
+        shm_end_t *e = receiving_end(L, src);
+        while ((s = arrived(L, src, &r)) != NULL) {
             uint32_t bytes;
             memcpy(&bytes, s, 4);
             rx(L, s + 8, bytes, src);
+            e->next++;
+            n++;
             /* Release: we are done reading the slot. */
-            atomic_store_explicit(&r->head, h + 1, memory_order_release);
+            atomic_store_explicit(&r->head, e->next, memory_order_release);
         }
     }
     return n;
@@ -136,10 +188,9 @@ static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
 
 static int shm_ready(lci_live_t *L)
 {
-    lci_fabric_t *f = L->fabric;
     for (uint32_t src = 0; src < L->size; src++) {
-        shm_ring_t *r = ring(f, src, L->rank);
-        if (atomic_load(&r->tail) != atomic_load(&r->head)) {
+        shm_ring_t *r;
+        if (arrived(L, src, &r) != NULL) {
             return 1;
         }
     }

@@ -1,0 +1,214 @@
+/* test_live_shm.c - the shared-memory wire delivers every packet exactly
+ * once and in order per pair of nodes, lap after lap of its rings: a slot
+ * still holding an older packet is never taken again, a full ring pushes
+ * back instead of dropping, and a dead node's packets are lost. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lci_live.h"
+#include "lci_live_nic.h"
+#include "unit_run.h"
+
+#define NODES 3
+#define PKT 1024 /* the fabric's packet size */
+
+static lci_fabric_t *fabric;
+static lci_live_t node[NODES];
+
+/* What node `at` took off the wire, in the order it took it. */
+typedef struct {
+    uint32_t src;
+    uint32_t bytes;
+    uint32_t value;
+} taken_t;
+
+static taken_t taken[4096];
+static unsigned ntaken;
+
+static void setup(void)
+{
+    uint64_t size = lci_fabric_size(NODES, PKT, 1);
+    fabric = aligned_alloc(4096, (size + 4095) / 4096 * 4096);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fabric);
+    memset(fabric, 0, size);
+    lci_fabric_init(fabric, NODES, PKT, 1);
+    for (uint32_t k = 0; k < NODES; k++) {
+        char err[128];
+        memset(&node[k], 0, sizeof node[k]);
+        node[k].rank = k;
+        node[k].size = NODES;
+        node[k].fabric = fabric;
+        node[k].wire = &lci_live_wire_shm;
+        CU_ASSERT_EQUAL_FATAL(lci_live_wire_shm.open(&node[k], err, sizeof err),
+                              LCI_OK);
+    }
+    ntaken = 0;
+}
+
+static void teardown(void)
+{
+    for (uint32_t k = 0; k < NODES; k++) {
+        free(node[k].wire_state); /* the shm wire's own layout */
+    }
+    free(fabric);
+}
+
+static void take(lci_live_t *L, const unsigned char *pkt, uint32_t bytes,
+                 uint32_t src)
+{
+    (void)L;
+    CU_ASSERT_FATAL(ntaken < sizeof taken / sizeof taken[0]);
+    taken[ntaken].src = src;
+    taken[ntaken].bytes = bytes;
+    memcpy(&taken[ntaken].value, pkt, sizeof(uint32_t));
+    /* Every byte arrived as sent: the pattern follows the value. */
+    for (uint32_t i = 4; i < bytes; i++) {
+        CU_ASSERT_EQUAL(pkt[i], (unsigned char)(taken[ntaken].value + i));
+    }
+    ntaken++;
+}
+
+/* A packet of bytes bytes carrying value (and a pattern from it). */
+static int send_value(uint32_t src, uint32_t dst, uint32_t value,
+                      uint32_t bytes)
+{
+    unsigned char pkt[PKT];
+    memcpy(pkt, &value, sizeof value);
+    for (uint32_t i = 4; i < bytes; i++) {
+        pkt[i] = (unsigned char)(value + i);
+    }
+    return lci_live_wire_shm.send(&node[src], dst, pkt, bytes);
+}
+
+static void packets_arrive_once_in_order_over_many_laps(void)
+{
+    setup();
+    uint32_t laps = 5 * fabric->nslots, next = 0;
+    /* Bursts of varying length, so the ring's ends meet everywhere. */
+    for (uint32_t sent = 0; sent < laps;) {
+        uint32_t burst = 1 + sent % 7;
+        burst = burst < laps - sent ? burst : laps - sent;
+        for (uint32_t i = 0; i < burst; i++, sent++) {
+            CU_ASSERT_EQUAL(send_value(0, 1, sent, 8 + sent % 200), 0);
+        }
+        ntaken = 0;
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[1], take), burst);
+        CU_ASSERT_EQUAL(ntaken, burst);
+        for (unsigned i = 0; i < ntaken; i++, next++) {
+            CU_ASSERT_EQUAL(taken[i].src, 0);
+            CU_ASSERT_EQUAL(taken[i].value, next);
+            CU_ASSERT_EQUAL(taken[i].bytes, 8 + next % 200);
+        }
+        /* Taken once: the slots that held them are not taken again. */
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[1], take), 0);
+    }
+    CU_ASSERT_EQUAL(next, laps);
+    teardown();
+}
+
+static void full_ring_pushes_back_and_loses_nothing(void)
+{
+    setup();
+    uint32_t n = 0;
+    while (send_value(2, 0, n, 64) == 0) {
+        n++;
+        CU_ASSERT_FATAL(n <= fabric->nslots);
+    }
+    CU_ASSERT_EQUAL(n, fabric->nslots);
+    /* Refused, not lost: once the receiver has read, the sender goes on. */
+    ntaken = 0;
+    CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[0], take), n);
+    CU_ASSERT_EQUAL(send_value(2, 0, n, 64), 0);
+    CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[0], take), 1);
+    CU_ASSERT_EQUAL(ntaken, n + 1);
+    for (unsigned i = 0; i < ntaken; i++) {
+        CU_ASSERT_EQUAL(taken[i].value, i);
+    }
+    teardown();
+}
+
+static void framed_in_place_like_sent(void)
+{
+    setup();
+    for (uint32_t v = 0; v < 3 * fabric->nslots; v++) {
+        unsigned char *slot = lci_live_wire_shm.reserve(&node[1], 2, 100);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(slot);
+        memcpy(slot, &v, sizeof v);
+        for (uint32_t i = 4; i < 100; i++) {
+            slot[i] = (unsigned char)(v + i);
+        }
+        /* Nothing is visible before the commit. */
+        ntaken = 0;
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[2], take), 0);
+        lci_live_wire_shm.commit(&node[1], 2, 100);
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[2], take), 1);
+        CU_ASSERT_EQUAL(taken[0].value, v);
+        CU_ASSERT_EQUAL(taken[0].src, 1);
+    }
+    teardown();
+}
+
+static void each_pair_keeps_its_own_order(void)
+{
+    setup();
+    /* Nodes 0 and 2 interleave their packets to node 1 (and node 1 sends
+     * to itself): each sender's arrive in its order. */
+    for (uint32_t v = 0; v < 40; v++) {
+        CU_ASSERT_EQUAL(send_value(0, 1, 1000 + v, 16), 0);
+        CU_ASSERT_EQUAL(send_value(2, 1, 2000 + v, 16), 0);
+        CU_ASSERT_EQUAL(send_value(1, 1, 3000 + v, 16), 0);
+    }
+    ntaken = 0;
+    CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[1], take), 120);
+    uint32_t next[NODES] = {1000, 3000, 2000};
+    for (unsigned i = 0; i < ntaken; i++) {
+        CU_ASSERT_EQUAL(taken[i].value, next[taken[i].src]);
+        next[taken[i].src]++;
+    }
+    CU_ASSERT_EQUAL(next[0], 1040);
+    CU_ASSERT_EQUAL(next[1], 3040);
+    CU_ASSERT_EQUAL(next[2], 2040);
+    teardown();
+}
+
+static void oversized_packet_is_refused(void)
+{
+    setup();
+    unsigned char big[2 * PKT] = {0};
+    CU_ASSERT_EQUAL(lci_live_wire_shm.send(&node[0], 1, big,
+                                           (uint32_t)fabric->slot_bytes),
+                    -1);
+    CU_ASSERT_PTR_NULL(lci_live_wire_shm.reserve(
+        &node[0], 1, (uint32_t)fabric->slot_bytes));
+    ntaken = 0;
+    CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[1], take), 0);
+    teardown();
+}
+
+static void packets_to_a_dead_node_are_lost(void)
+{
+    setup();
+    atomic_store(&lci_fabric_node(fabric, 2)->dead, 1);
+    CU_ASSERT_EQUAL(send_value(0, 2, 7, 32), 0); /* taken, and lost */
+    CU_ASSERT_PTR_NULL(lci_live_wire_shm.reserve(&node[0], 2, 32));
+    ntaken = 0;
+    CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[2], take), 0);
+    teardown();
+}
+
+int main(void)
+{
+    static const lci_unit_test_t tests[] = {
+        {"packets_arrive_once_in_order_over_many_laps",
+         packets_arrive_once_in_order_over_many_laps},
+        {"full_ring_pushes_back_and_loses_nothing",
+         full_ring_pushes_back_and_loses_nothing},
+        {"framed_in_place_like_sent", framed_in_place_like_sent},
+        {"each_pair_keeps_its_own_order", each_pair_keeps_its_own_order},
+        {"oversized_packet_is_refused", oversized_packet_is_refused},
+        {"packets_to_a_dead_node_are_lost", packets_to_a_dead_node_are_lost},
+    };
+    return lci_unit_run("live_shm", tests, LCI_UNIT_COUNT(tests));
+}
