@@ -38,6 +38,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,6 +117,12 @@ lci_status_t lci_packet_try_alloc(lci_packet_t **packet_p);
 /* Copies len bytes from src to offset in the packet by programmed I/O. */
 lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
                               const void *src, size_t len);
+
+/* Copies the n pieces one after another, from offset in the packet on: the
+ * same as an lci_packet_write() of each, in one call.  Nothing is written
+ * unless all of them fit. */
+lci_status_t lci_packet_writev(lci_packet_t *packet, size_t offset,
+                               const struct iovec *pieces, int n);
 
 /* Returns a send buffer that will not be sent. */
 lci_status_t lci_packet_free(lci_packet_t *packet);

@@ -146,6 +146,18 @@ static lci_status_t check_packet(const char *fn, const lci_packet_t *packet)
     return LCI_OK;
 }
 
+/* Programmed I/O straight into NI memory, charged per piece. */
+static void pio(lci_packet_t *packet, size_t offset, const void *src,
+                size_t len)
+{
+    if (len > 0) {
+        memcpy(lci_ni_buf(lci_host->ni, packet->buf) +
+                   sizeof(lci_wire_hdr_t) + offset,
+               src, len);
+    }
+    lci_host_charge("pio", lci_host->prof->host_pio_ns_per_byte * (double)len);
+}
+
 lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
                               const void *src, size_t len)
 {
@@ -165,11 +177,42 @@ lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
                          len, offset, cap);
     }
     lci_host_account();
-    /* Programmed I/O straight into NI memory. */
-    memcpy(lci_ni_buf(lci_host->ni, packet->buf) + sizeof(lci_wire_hdr_t) +
-               offset,
-           src, len);
-    lci_host_charge("pio", lci_host->prof->host_pio_ns_per_byte * (double)len);
+    pio(packet, offset, src, len);
+    lci_host_leave();
+    return LCI_OK;
+}
+
+lci_status_t lci_packet_writev(lci_packet_t *packet, size_t offset,
+                               const struct iovec *pieces, int n)
+{
+    LCI_CHECK_INIT();
+    lci_status_t st = check_packet(__func__, packet);
+    if (st != LCI_OK) {
+        return st;
+    }
+    if (n < 0 || (pieces == NULL && n > 0)) {
+        return lci_error(LCI_ERR_INVAL, "lci_packet_writev: %d pieces at %p",
+                         n, (const void *)pieces);
+    }
+    size_t cap = lci_host->ni->payload_max, end = offset;
+    for (int i = 0; i < n; i++) {
+        if (pieces[i].iov_base == NULL && pieces[i].iov_len > 0) {
+            return lci_error(LCI_ERR_INVAL,
+                             "lci_packet_writev: piece %d has no source", i);
+        }
+        if (end > cap || pieces[i].iov_len > cap - end) {
+            return lci_error(LCI_ERR_SIZE,
+                             "lci_packet_writev: pieces up to piece %d exceed "
+                             "the packet capacity of %zu bytes at offset %zu",
+                             i, cap, offset);
+        }
+        end += pieces[i].iov_len;
+    }
+    lci_host_account();
+    for (int i = 0; i < n; i++) {
+        pio(packet, offset, pieces[i].iov_base, pieces[i].iov_len);
+        offset += pieces[i].iov_len;
+    }
     lci_host_leave();
     return LCI_OK;
 }

@@ -311,6 +311,7 @@ int PMPI_Finalize(void)
         mpi_queue_free(&mpi->bcast_from[i]);
     }
     free(mpi->placed);
+    mpi_spares_free();
     free(mpi->bcast_inflight);
     free(mpi->bcast_early); /* empty: every broadcast was taken */
     free(mpi->bcast_from);

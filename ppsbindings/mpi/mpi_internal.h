@@ -276,6 +276,11 @@ struct mpi_state {
     mpi_queue_t unexpected;
     mpi_placed_list_t *placed; /* by sender */
     mpi_handles_t handles;
+    /* Finished requests and placements kept for reuse: no allocation per
+     * message on the fast path (a few dozen at most are kept). */
+    struct lci_mpi_request *req_spare;
+    mpi_placed_t *placed_spare;
+    int nreq_spare, nplaced_spare;
     /* requests nobody waits for; buffered sends */
     mpi_detached_t *detached;
     char *bsend_buf;
@@ -386,6 +391,10 @@ void mpi_handles_free(void);
 /* ---- requests (mpi_request.c) ------------------------------------------ */
 
 struct lci_mpi_request *mpi_request_new(mpi_req_kind_t kind);
+/* Gives back a request mpi_request_new made (its operation ended). */
+void mpi_request_free(struct lci_mpi_request *req);
+/* Frees the requests and placements kept for reuse (MPI_Finalize). */
+void mpi_spares_free(void);
 /* Waits until req is done (running handlers and schedules). */
 int mpi_request_wait(const char *fn, struct lci_mpi_request *req);
 /* Frees the detached requests that are done. */

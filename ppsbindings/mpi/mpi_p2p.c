@@ -173,6 +173,48 @@ static void rts_unmatched(uint16_t ctx, int src, int tag, size_t len,
 
 static char empty_message[1]; /* where an empty message is "placed" */
 
+/* How many finished placements are kept for reuse. */
+#define MPI_PLACED_SPARE_MAX 64
+
+static mpi_placed_t *placed_new(void)
+{
+    mpi_placed_t *pl = mpi->placed_spare;
+    if (pl != NULL) {
+        mpi->placed_spare = pl->next;
+        mpi->nplaced_spare--;
+        memset(pl, 0, sizeof *pl);
+    } else if ((pl = calloc(1, sizeof *pl)) == NULL) {
+        lci_abort(MPI_ERR_INTERN, "MPI: no memory for an arriving message");
+    }
+    return pl;
+}
+
+static void placed_free(mpi_placed_t *pl)
+{
+    if (mpi->nplaced_spare >= MPI_PLACED_SPARE_MAX) {
+        free(pl);
+        return;
+    }
+    pl->next = mpi->placed_spare;
+    mpi->placed_spare = pl;
+    mpi->nplaced_spare++;
+}
+
+void mpi_spares_free(void)
+{
+    while (mpi->placed_spare != NULL) {
+        mpi_placed_t *pl = mpi->placed_spare;
+        mpi->placed_spare = pl->next;
+        free(pl);
+    }
+    while (mpi->req_spare != NULL) {
+        struct lci_mpi_request *req = mpi->req_spare;
+        mpi->req_spare = req->next;
+        free(req);
+    }
+    mpi->nplaced_spare = mpi->nreq_spare = 0;
+}
+
 /* Called at a message's first packet (inside LCI's upcall: no sending
  * here).  A receive posted for it gets the data straight into its buffer
  * (one copy); large data goes to the receive that asked for it. */
@@ -193,10 +235,7 @@ void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
     }
     memcpy(&hdr, head, hlen);
     size_t body = len - hlen;
-    mpi_placed_t *pl = calloc(1, sizeof *pl);
-    if (pl == NULL) {
-        lci_abort(MPI_ERR_INTERN, "MPI: no memory for an arriving message");
-    }
+    mpi_placed_t *pl = placed_new();
     pl->tag = hdr.tag;
     pl->ctx = hdr.ctx;
     pl->kind = hdr.kind;
@@ -307,7 +346,7 @@ void mpi_p2p_arrived(int src, const void *data, size_t len, void *arg)
     } else {
         arrived_unmatched(pl->ctx, src, pl->tag, pl->buf, len);
     }
-    free(pl);
+    placed_free(pl);
 }
 
 void mpi_p2p_cts_arrived(int src, const void *data, size_t len, void *arg)

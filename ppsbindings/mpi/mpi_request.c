@@ -16,14 +16,32 @@
 #include "lci.h"
 #include "mpi_internal.h"
 
+/* How many finished requests are kept for reuse. */
+#define MPI_REQ_SPARE_MAX 64
+
 struct lci_mpi_request *mpi_request_new(mpi_req_kind_t kind)
 {
-    struct lci_mpi_request *req = calloc(1, sizeof *req);
-    if (req == NULL) {
+    struct lci_mpi_request *req = mpi->req_spare;
+    if (req != NULL) {
+        mpi->req_spare = req->next;
+        mpi->nreq_spare--;
+        memset(req, 0, sizeof *req);
+    } else if ((req = calloc(1, sizeof *req)) == NULL) {
         lci_abort(MPI_ERR_INTERN, "MPI: no memory for a request");
     }
     req->kind = kind;
     return req;
+}
+
+void mpi_request_free(struct lci_mpi_request *req)
+{
+    if (mpi->nreq_spare >= MPI_REQ_SPARE_MAX) {
+        free(req);
+        return;
+    }
+    req->next = mpi->req_spare;
+    mpi->req_spare = req;
+    mpi->nreq_spare++;
 }
 
 static void status_empty(MPI_Status *status)
@@ -70,7 +88,7 @@ static void request_destroy(struct lci_mpi_request *req)
     if (req->init.comm != NULL) {
         mpi_comm_release(req->init.comm);
     }
-    free(req);
+    mpi_request_free(req);
 }
 
 /* Detaches a request nobody will wait for: freed once done. */
@@ -415,7 +433,7 @@ static int finish(MPI_Request *request, MPI_Status *status)
     if (req->persistent) {
         req->active = 0;
     } else {
-        free(req);
+        mpi_request_free(req);
         *request = MPI_REQUEST_NULL;
     }
     return err;

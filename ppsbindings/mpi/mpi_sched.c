@@ -174,7 +174,7 @@ static int round_done(mpi_sched_t *s)
             s->error == MPI_SUCCESS) {
             s->error = MPI_ERR_TRUNCATE; /* the ranks disagree on sizes */
         }
-        free(req);
+        mpi_request_free(req);
     }
     s->nround = 0;
     return 1;

@@ -12,31 +12,49 @@
 
 #include "pan_internal.h"
 
+/* Pieces gathered per lci_packet_writev call. */
+#define PAN_FILL_PIECES 8
+
 /* Fills one packet with hdr and the next n bytes of msg, starting at
- * piece *iov_p, offset *off_p within it. */
+ * piece *iov_p, offset *off_p within it: one gather write per
+ * PAN_FILL_PIECES pieces, not one call each. */
 static lci_status_t fill(lci_packet_t *p, const pan_wire_hdr_t *hdr,
                          const pan_msg_t *msg, int *iov_p, size_t *off_p,
                          size_t n)
 {
-    lci_status_t st = lci_packet_write(p, 0, hdr, sizeof *hdr);
-    size_t at = sizeof *hdr;
+    struct iovec v[PAN_FILL_PIECES];
+    int nv = 0;
+    size_t at = 0, batch = 0;
+    lci_status_t st = LCI_OK;
+    v[nv].iov_base = (void *)hdr;
+    v[nv++].iov_len = sizeof *hdr;
+    batch = sizeof *hdr;
     while (st == LCI_OK && n > 0) {
-        const struct iovec *v = &msg->iov[*iov_p];
-        size_t chunk = v->iov_len - *off_p;
+        const struct iovec *piece = &msg->iov[*iov_p];
+        size_t chunk = piece->iov_len - *off_p;
         if (chunk > n) {
             chunk = n;
         }
         if (chunk > 0) {
-            st = lci_packet_write(p, at, (const char *)v->iov_base + *off_p,
-                                  chunk);
+            if (nv == PAN_FILL_PIECES) {
+                st = lci_packet_writev(p, at, v, nv);
+                at += batch;
+                nv = 0;
+                batch = 0;
+            }
+            v[nv].iov_base = (char *)piece->iov_base + *off_p;
+            v[nv++].iov_len = chunk;
+            batch += chunk;
         }
-        at += chunk;
         n -= chunk;
         *off_p += chunk;
-        if (*off_p == v->iov_len) {
+        if (*off_p == piece->iov_len) {
             ++*iov_p;
             *off_p = 0;
         }
+    }
+    if (st == LCI_OK) {
+        st = lci_packet_writev(p, at, v, nv);
     }
     return st;
 }

@@ -278,6 +278,35 @@ static void test_write_beyond_capacity_returns_err_size(void)
     free(buf);
 }
 
+static void test_writev_checks_every_piece(void)
+{
+    size_t cap = lci_packet_capacity();
+    lci_packet_t *p = fresh_packet();
+    char *buf = calloc(cap + 8, 1);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    struct iovec fits[3] = {{buf, 1}, {buf, cap - 2}, {buf, 1}};
+    struct iovec over[3] = {{buf, 1}, {buf, cap - 1}, {buf, 1}};
+    struct iovec wraps[2] = {{buf, 2}, {buf, SIZE_MAX}};
+    struct iovec nobase[2] = {{buf, 1}, {NULL, 1}};
+    struct iovec empty[2] = {{NULL, 0}, {buf, 0}};
+    EXPECT_ST(lci_packet_writev(p, 0, fits, 3), LCI_OK);
+    EXPECT_ST(lci_packet_writev(p, 1, fits, 3), LCI_ERR_SIZE);
+    EXPECT_ST(lci_packet_writev(p, 0, over, 3), LCI_ERR_SIZE);
+    EXPECT_ST(lci_packet_writev(p, 0, wraps, 2), LCI_ERR_SIZE);
+    EXPECT_ST(lci_packet_writev(p, SIZE_MAX, fits, 1), LCI_ERR_SIZE);
+    EXPECT_ST(lci_packet_writev(p, 0, nobase, 2), LCI_ERR_INVAL);
+    EXPECT_ST(lci_packet_writev(p, 0, NULL, 1), LCI_ERR_INVAL);
+    EXPECT_ST(lci_packet_writev(p, 0, fits, -1), LCI_ERR_INVAL);
+    EXPECT_ST(lci_packet_writev(NULL, 0, fits, 1), LCI_ERR_INVAL);
+    /* Nothing to write is fine, at the very end too. */
+    EXPECT_ST(lci_packet_writev(p, cap, empty, 2), LCI_OK);
+    EXPECT_ST(lci_packet_writev(p, 0, NULL, 0), LCI_OK);
+    EXPECT_ST(lci_packet_free(p), LCI_OK);
+    EXPECT_ST(lci_packet_writev(p, 0, fits, 1), LCI_ERR_STATE);
+    free(buf);
+}
+
 static void test_null_packet_or_out_param_returns_err_inval(void)
 {
     lci_packet_t *p = fresh_packet();
@@ -545,6 +574,7 @@ static const struct api_test suite_running[] = {
      test_send_longer_than_capacity_returns_err_size},
     {"write_beyond_capacity_returns_ERR_SIZE",
      test_write_beyond_capacity_returns_err_size},
+    {"writev_checks_every_piece", test_writev_checks_every_piece},
     {"null_packet_or_out_param_returns_ERR_INVAL",
      test_null_packet_or_out_param_returns_err_inval},
     {"negative_compute_time_returns_ERR_INVAL",

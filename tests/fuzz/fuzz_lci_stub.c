@@ -151,6 +151,17 @@ lci_status_t lci_packet_write(lci_packet_t *packet, size_t offset,
     return LCI_OK;
 }
 
+lci_status_t lci_packet_writev(lci_packet_t *packet, size_t offset,
+                               const struct iovec *pieces, int n)
+{
+    for (int i = 0; i < n; i++) {
+        lci_packet_write(packet, offset, pieces[i].iov_base,
+                         pieces[i].iov_len);
+        offset += pieces[i].iov_len;
+    }
+    return LCI_OK;
+}
+
 lci_status_t lci_packet_free(lci_packet_t *packet)
 {
     free(packet);
