@@ -15,6 +15,7 @@
 static crl_status_t section_region(void *rgn, const char *fn,
                                    crl_region_t **r_p)
 {
+    *r_p = NULL;
     crl_status_t st = crl_check_started(fn);
     if (st != CRL_OK) {
         return st;
