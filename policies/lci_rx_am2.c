@@ -353,13 +353,13 @@ static int am_accept(void *state, lci_env_t *env, uint32_t buf,
 {
     am_state_t *st = state;
     lci_counters_t *c = env->ops->counters(env);
-    if (hw_status == LCI_HW_CRC) {
-        c->drops_crc++; /* dropped: the sender's timeout recovers */
+    /* Dropped, damaged or not: the sender's timeout recovers. */
+    if (!lci_rx_usable(env, hdr, hw_status, st->p.nnodes,
+                       1u << LCI_PKT_ROUTE)) {
         return 0;
     }
     uint32_t pi = hdr->hop_src;
-    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
-        hdr->type == LCI_PKT_ROUTE || hdr->ep >= AM_EPS) {
+    if (hdr->ep >= AM_EPS) {
         c->drops_malformed++;
         return 0;
     }

@@ -244,13 +244,9 @@ static void gbn_send(void *state, lci_env_t *env, uint32_t buf,
     if (s == LCI_SLOT_NIL) {
         return;
     }
-    /* FIFO: nothing overtakes a packet already waiting for this peer. */
-    if (pr->tx.blocked.count > 0 || pr->tx.out.count >= st->window) {
-        env->ops->counters(env)->window_stalls++;
-        lci_slotq_push(slots_of(st), &pr->tx.blocked, s);
-        return;
+    if (!lci_rx_wait_turn(env, slots_of(st), &pr->tx, s, st->window)) {
+        transmit_new(st, env, pi, s);
     }
-    transmit_new(st, env, pi, s);
 }
 
 static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
@@ -258,20 +254,12 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
 {
     gbn_state_t *st = state;
     lci_counters_t *c = env->ops->counters(env);
-    /* A damaged packet: no field of it can be trusted, not even the ack. */
-    if (hw_status == LCI_HW_CRC) {
-        c->drops_crc++;
-        return 0;
-    }
-    /* LCI_HW_SEQ_GAP / LCI_HW_SEQ_DUP are the link's own view; our
-     * sequence numbers decide. */
-    uint32_t pi = hdr->hop_src;
     /* Route probes belong to VMMC-2's protocol, not to this one. */
-    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
-        hdr->type == LCI_PKT_ROUTE) {
-        c->drops_malformed++;
+    if (!lci_rx_usable(env, hdr, hw_status, st->p.nnodes,
+                       1u << LCI_PKT_ROUTE)) {
         return 0;
     }
+    uint32_t pi = hdr->hop_src;
     gbn_peer_t *pr = peer_at(st, pi);
     if (hdr->flags & LCI_HF_ACK) {
         env->ops->charge(env, LCI_COST_ACK);

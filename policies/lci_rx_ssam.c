@@ -172,12 +172,9 @@ static void ssam_send(void *state, lci_env_t *env, uint32_t buf,
     if (s == LCI_SLOT_NIL) {
         return;
     }
-    if (pr->tx.blocked.count > 0 || pr->tx.out.count >= st->window) {
-        env->ops->counters(env)->window_stalls++;
-        lci_slotq_push(slots_of(st), &pr->tx.blocked, s);
-        return;
+    if (!lci_rx_wait_turn(env, slots_of(st), &pr->tx, s, st->window)) {
+        transmit_new(st, env, pi, s);
     }
-    transmit_new(st, env, pi, s);
 }
 
 static int ssam_accept(void *state, lci_env_t *env, uint32_t buf,
@@ -185,17 +182,12 @@ static int ssam_accept(void *state, lci_env_t *env, uint32_t buf,
 {
     ssam_state_t *st = state;
     lci_counters_t *c = env->ops->counters(env);
-    if (hw_status == LCI_HW_CRC) {
-        c->drops_crc++;
+    /* NACKs and route probes belong to other protocols. */
+    if (!lci_rx_usable(env, hdr, hw_status, st->p.nnodes,
+                       1u << LCI_PKT_NACK | 1u << LCI_PKT_ROUTE)) {
         return 0;
     }
     uint32_t pi = hdr->hop_src;
-    /* NACKs and route probes belong to other protocols. */
-    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
-        hdr->type == LCI_PKT_NACK || hdr->type == LCI_PKT_ROUTE) {
-        c->drops_malformed++;
-        return 0;
-    }
     ssam_peer_t *pr = peer_at(st, pi);
     if (hdr->flags & LCI_HF_ACK) {
         env->ops->charge(env, LCI_COST_ACK);

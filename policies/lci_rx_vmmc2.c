@@ -312,17 +312,12 @@ static int vm_accept(void *state, lci_env_t *env, uint32_t buf,
 {
     vm_state_t *st = state;
     lci_counters_t *c = env->ops->counters(env);
-    if (hw_status == LCI_HW_CRC) {
-        c->drops_crc++;
+    /* VMMC-2 sends no NACKs: one on the wire is not ours. */
+    if (!lci_rx_usable(env, hdr, hw_status, st->p.nnodes,
+                       1u << LCI_PKT_NACK)) {
         return 0;
     }
     uint32_t pi = hdr->hop_src;
-    /* VMMC-2 sends no NACKs: one on the wire is not ours. */
-    if (pi >= st->p.nnodes || hdr->type == 0 || hdr->type >= LCI_PKT_TYPE_MAX ||
-        hdr->type == LCI_PKT_NACK) {
-        c->drops_malformed++;
-        return 0;
-    }
     vm_peer_t *pr = peer_at(st, pi);
     if (hdr->flags & LCI_HF_ACK) {
         env->ops->charge(env, LCI_COST_ACK);

@@ -193,6 +193,43 @@ static inline uint32_t lci_rx_admit(lci_env_t *env, lci_slot_t *slots,
     return k;
 }
 
+/* Queues slot k behind the packets already waiting for the peer, or
+ * behind a full window (a stall, counted): FIFO, nothing overtakes.
+ * Returns 0 if k may go on the wire now. */
+static inline int lci_rx_wait_turn(lci_env_t *env, lci_slot_t *slots,
+                                   lci_rx_sender_t *tx, uint32_t k,
+                                   uint32_t window)
+{
+    if (tx->blocked.count == 0 && tx->out.count < window) {
+        return 0;
+    }
+    env->ops->counters(env)->window_stalls++;
+    lci_slotq_push(slots, &tx->blocked, k);
+    return 1;
+}
+
+/* Whether an arrival's header can be trusted at all, counting it where
+ * not: a damaged packet (not even its ack can be believed), one from no
+ * node of the run, of no known type, or of a type that belongs to another
+ * protocol (foreign: a mask of 1u << type) is dropped.  The link's own
+ * sequence check (LCI_HW_SEQ_GAP / _DUP) is left to the policy's numbers. */
+static inline int lci_rx_usable(lci_env_t *env, const lci_wire_hdr_t *hdr,
+                                uint32_t hw_status, uint32_t nnodes,
+                                uint32_t foreign)
+{
+    lci_counters_t *c = env->ops->counters(env);
+    if (hw_status == LCI_HW_CRC) {
+        c->drops_crc++;
+        return 0;
+    }
+    if (hdr->hop_src >= nnodes || hdr->type == 0 ||
+        hdr->type >= LCI_PKT_TYPE_MAX || ((foreign >> hdr->type) & 1u)) {
+        c->drops_malformed++;
+        return 0;
+    }
+    return 1;
+}
+
 /* A cumulative ack: frees the packets up to and including ack and returns
  * how many (0 for an old ack, or one beyond what was sent). */
 static inline uint32_t lci_rx_take_acked(lci_env_t *env, lci_slot_t *slots,
