@@ -101,6 +101,14 @@ typedef struct {
     lci_rx_ops_t ops;
 } lci_rx_component_t;
 
+/* released() of a policy that owes no NACK for a packet dropped for lack
+ * of a receive buffer: its sender's timeout recovers it like a lost one. */
+static inline void lci_rx_released_ignored(void *state, lci_env_t *env,
+                                           uint32_t peer)
+{
+    (void)state, (void)env, (void)peer;
+}
+
 /* handled() of a policy whose acknowledgements do not wait for the
  * client's handler. */
 static inline void lci_rx_handled_ignored(void *state, lci_env_t *env,

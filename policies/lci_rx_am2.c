@@ -398,11 +398,6 @@ static int am_accept(void *state, lci_env_t *env, uint32_t buf,
     return 0;
 }
 
-static void am_released(void *state, lci_env_t *env, uint32_t peer)
-{
-    (void)state, (void)env, (void)peer; /* NACKed senders retry by timeout */
-}
-
 static void am_timer(void *state, lci_env_t *env, uint32_t id)
 {
     am_state_t *st = state;
@@ -448,7 +443,7 @@ const lci_rx_component_t lci_rx_am2_component = {
             .init = am_init,
             .send = am_send,
             .accept = am_accept,
-            .released = am_released,
+            .released = lci_rx_released_ignored, /* NACKed: a timeout */
             .handled = lci_rx_handled_ignored,
             .timer = am_timer,
             .pending = am_pending,

@@ -402,13 +402,6 @@ static int srd_accept(void *state, lci_env_t *env, uint32_t buf,
     return take_in(st, env, pi, hdr);
 }
 
-/* A freed receive buffer changes nothing: no NACK is owed, the packets
- * dropped for lack of one are resent like lost ones. */
-static void srd_released(void *state, lci_env_t *env, uint32_t peer)
-{
-    (void)state, (void)env, (void)peer;
-}
-
 static uint32_t srd_pending(const void *state)
 {
     srd_state_t *st = (srd_state_t *)state;
@@ -441,7 +434,7 @@ const lci_rx_component_t lci_rx_srd_component = {
             .init = srd_init,
             .send = srd_send,
             .accept = srd_accept,
-            .released = srd_released,
+            .released = lci_rx_released_ignored,
             .handled = lci_rx_handled_ignored,
             .timer = srd_timer,
             .pending = srd_pending,

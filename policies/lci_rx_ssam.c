@@ -218,11 +218,6 @@ static int ssam_accept(void *state, lci_env_t *env, uint32_t buf,
     return 0;
 }
 
-static void ssam_released(void *state, lci_env_t *env, uint32_t peer)
-{
-    (void)state, (void)env, (void)peer; /* no NACK is owed: timeouts recover */
-}
-
 /* The handler returned: if it sent nothing back to the peer, the ack the
  * reply would have carried goes alone. */
 static void ssam_handled(void *state, lci_env_t *env, uint32_t peer)
@@ -261,7 +256,7 @@ const lci_rx_component_t lci_rx_ssam_component = {
             .init = ssam_init,
             .send = ssam_send,
             .accept = ssam_accept,
-            .released = ssam_released,
+            .released = lci_rx_released_ignored,
             .handled = ssam_handled,
             .timer = ssam_timer,
             .pending = ssam_pending,

@@ -476,6 +476,18 @@ void mock_move_state_at(uint64_t t, uint32_t node)
     ev_push(ev);
 }
 
+void mock_run_moving_state(uint32_t n)
+{
+    W.link[A][B].loss = 0.1;
+    W.link[B][A].loss = 0.1;
+    mock_send_at(0, A, B, n);
+    mock_send_at(0, B, A, n);
+    for (uint64_t t = 1; t <= 40; t++) {
+        mock_move_state_at(t * 37 * US, (uint32_t)(t % 2));
+    }
+    mock_run(FOREVER);
+}
+
 void mock_pump(void)
 {
     for (uint32_t i = 0; i < W.nnodes; i++) {

@@ -14,6 +14,14 @@
 
 #include "lci_policy.h"
 
+/* Time in the tests' own words, and their nodes. */
+#define US 1000ull
+#define MS 1000000ull
+#define FOREVER UINT64_MAX
+#define A 0
+#define B 1
+#define C 2
+
 #define MOCK_MAXN 4
 #define MOCK_MAXIDX 16
 #define MOCK_MAXBOUNCE 256
@@ -122,6 +130,10 @@ void mock_run(uint64_t until);
 /* Copies node's policy state to a new address at time t, poisoning the
  * old one: the state must hold no pointers. */
 void mock_move_state_at(uint64_t t, uint32_t node);
+/* Nodes A and B send each other n packets over links that lose one in
+ * ten, while their policies' states move to new addresses 40 times on the
+ * way; runs to the end.  The caller checks what arrived. */
+void mock_run_moving_state(uint32_t n);
 /* What must hold after every run that ends quietly: acks equal what was
  * delivered, windows and sequence numbers respected, every reference
  * dropped, no failures, no timer left running. */

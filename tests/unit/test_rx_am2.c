@@ -11,12 +11,6 @@
 #include "rx_gbn_mock.h"
 #include "unit_run.h"
 
-#define US 1000ull
-#define MS 1000000ull
-#define FOREVER UINT64_MAX
-#define A 0
-#define B 1
-#define C 2
 
 static lci_rx_params_t params(uint32_t nnodes, uint32_t frames,
                               uint32_t max_retries)

@@ -10,12 +10,6 @@
 #include "rx_gbn_mock.h"
 #include "unit_run.h"
 
-#define US 1000ull
-#define MS 1000000ull
-#define FOREVER UINT64_MAX
-#define A 0
-#define B 1
-#define C 2
 
 static lci_rx_params_t params(uint32_t nnodes, uint32_t window, uint32_t nbufs,
                               uint64_t rto, uint64_t ack_delay,
@@ -163,14 +157,7 @@ static void state_holds_no_pointers_and_can_move(void)
 {
     lci_rx_params_t p = params(2, 8, 16, 100 * US, 10 * US, 100000);
     mock_setup(2, &p, 2 * US, 5);
-    W.link[A][B].loss = 0.1;
-    W.link[B][A].loss = 0.1;
-    mock_send_at(0, A, B, 300);
-    mock_send_at(0, B, A, 300);
-    for (uint64_t t = 1; t <= 40; t++) {
-        mock_move_state_at(t * 37 * US, (uint32_t)(t % 2));
-    }
-    mock_run(FOREVER);
+    mock_run_moving_state(300);
     CU_ASSERT_EQUAL(W.node[B].delivered[A], 300);
     CU_ASSERT_EQUAL(W.node[A].delivered[B], 300);
     mock_check_clean();
