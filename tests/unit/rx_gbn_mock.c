@@ -712,7 +712,8 @@ void mock_check_clean(void)
     CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
     CU_ASSERT_EQUAL(W.refs_taken, W.refs_dropped);
     for (uint32_t i = 0; i < W.nnodes; i++) {
-        CU_ASSERT_EQUAL(W.node[i].order_errors, 0);
+        CU_ASSERT_EQUAL(W.node[i].order_errors, 0); /* an ordered rx */
+        CU_ASSERT_EQUAL(W.node[i].dup_errors, 0);   /* an unordered one */
         CU_ASSERT_EQUAL(W.node[i].fails, 0);
         for (uint32_t t = 0; t < 2 * W.nnodes; t++) {
             CU_ASSERT_EQUAL(W.node[i].timer_armed[t], 0);

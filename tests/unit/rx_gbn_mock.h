@@ -135,7 +135,8 @@ void mock_move_state_at(uint64_t t, uint32_t node);
  * way; runs to the end.  The caller checks what arrived. */
 void mock_run_moving_state(uint32_t n);
 /* What must hold after every run that ends quietly: acks equal what was
- * delivered, windows and sequence numbers respected, every reference
+ * delivered, windows and sequence numbers respected, no message out of
+ * order (an ordered rx) or twice (an unordered one), every reference
  * dropped, no failures, no timer left running. */
 void mock_check_clean(void);
 /* Calls accept() on node directly with a header from peer. */

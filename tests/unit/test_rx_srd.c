@@ -42,24 +42,6 @@ static void setup(uint32_t nnodes, const lci_rx_params_t *p, uint64_t seed)
     setup_with(&lci_rx_srd_component.ops, nnodes, p, seed);
 }
 
-static void check_clean(void)
-{
-    CU_ASSERT_EQUAL(W.ack_violations, 0);
-    CU_ASSERT_EQUAL(W.window_violations, 0);
-    CU_ASSERT_EQUAL(W.seq_gaps, 0);
-    CU_ASSERT_EQUAL(W.bad_releases, 0);
-    CU_ASSERT_EQUAL(W.deliver_calls, 0);
-    CU_ASSERT_EQUAL(mock_bufs_in_use(), 0);
-    CU_ASSERT_EQUAL(W.refs_taken, W.refs_dropped);
-    for (uint32_t i = 0; i < W.nnodes; i++) {
-        CU_ASSERT_EQUAL(W.node[i].dup_errors, 0);
-        CU_ASSERT_EQUAL(W.node[i].fails, 0);
-        for (uint32_t t = 0; t < 2 * W.nnodes; t++) {
-            CU_ASSERT_EQUAL(W.node[i].timer_armed[t], 0);
-        }
-    }
-}
-
 /* Exactly once: n messages from src at dst, each once, none missing. */
 static void check_exactly_once(uint32_t src, uint32_t dst, uint32_t n)
 {
@@ -134,7 +116,7 @@ static void clean_stream_needs_no_retransmission(void)
         CU_ASSERT_EQUAL(mock_arrival(B, A, t), t + 1);
     }
     CU_ASSERT(mock_count_tx(B, A, LCI_PKT_CREDIT) <= 2000 / 4 + 2);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -166,7 +148,7 @@ static void a_loss_is_repaired_by_resending_only_the_lost_packet(void)
     CU_ASSERT_EQUAL(mock_count_tx(A, B, LCI_PKT_NACK) +
                         mock_count_tx(B, A, LCI_PKT_NACK),
                     0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -188,7 +170,7 @@ static void every_hole_goes_once(void)
         CU_ASSERT_EQUAL(sends_of(A, B, lost[i]), 2);
     }
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 0);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -211,7 +193,7 @@ static void timeout_resends_only_what_no_sack_covered(void)
     for (uint16_t s = 3; s < 8; s++) {
         CU_ASSERT_EQUAL(sends_of(A, B, s), 1);
     }
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -228,7 +210,7 @@ static void tail_loss_is_repaired_by_the_timeout(void)
     check_exactly_once(A, B, 6);
     CU_ASSERT_EQUAL(W.node[A].rto_fires, 1);
     CU_ASSERT_EQUAL(W.node[A].ctr.retransmissions, 1);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -247,7 +229,7 @@ static void lost_acks_are_made_up_for(void)
     check_exactly_once(A, B, 8);
     CU_ASSERT_EQUAL(W.nbounce, 0);
     CU_ASSERT(W.node[B].ctr.drops_seq > 0); /* the duplicates */
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -285,7 +267,7 @@ static uint64_t run_lossy(const lci_rx_ops_t *ops, uint64_t seed, double loss,
     if (loss > 0) {
         CU_ASSERT(W.node[A].ctr.retransmissions > 0);
     }
-    check_clean();
+    mock_check_clean();
     *retx = 0;
     for (uint32_t i = 0; i < 3; i++) {
         *retx += W.node[i].ctr.retransmissions;
@@ -341,7 +323,7 @@ static void state_holds_no_pointers_and_can_move(void)
     mock_run_moving_state(300);
     check_exactly_once(A, B, 300);
     check_exactly_once(B, A, 300);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -409,7 +391,7 @@ static void sacks_wrap_around_65535(void)
         }
     }
     CU_ASSERT(across);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
@@ -481,7 +463,7 @@ static void cut_link_returns_packets_to_sender_in_order(void)
     CU_ASSERT_EQUAL_FATAL(W.nbounce, 12);
     CU_ASSERT_EQUAL(W.bounce[10].tag, 10);
     CU_ASSERT_EQUAL(W.bounce[11].tag, 11);
-    check_clean();
+    mock_check_clean();
     mock_teardown();
 }
 
