@@ -311,7 +311,8 @@ int PMPI_Finalize(void)
         mpi_queue_free(&mpi->bcast_from[i]);
     }
     free(mpi->placed);
-    mpi_spares_free();
+    mpi_request_spares_free();
+    mpi_placed_spares_free();
     free(mpi->bcast_inflight);
     free(mpi->bcast_early); /* empty: every broadcast was taken */
     free(mpi->bcast_from);

@@ -393,8 +393,10 @@ void mpi_handles_free(void);
 struct lci_mpi_request *mpi_request_new(mpi_req_kind_t kind);
 /* Gives back a request mpi_request_new made (its operation ended). */
 void mpi_request_free(struct lci_mpi_request *req);
-/* Frees the requests and placements kept for reuse (MPI_Finalize). */
-void mpi_spares_free(void);
+/* Frees the requests kept for reuse (MPI_Finalize). */
+void mpi_request_spares_free(void);
+/* Frees the placements kept for reuse (MPI_Finalize, mpi_p2p.c). */
+void mpi_placed_spares_free(void);
 /* Waits until req is done (running handlers and schedules). */
 int mpi_request_wait(const char *fn, struct lci_mpi_request *req);
 /* Frees the detached requests that are done. */

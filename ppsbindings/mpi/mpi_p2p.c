@@ -200,19 +200,14 @@ static void placed_free(mpi_placed_t *pl)
     mpi->nplaced_spare++;
 }
 
-void mpi_spares_free(void)
+void mpi_placed_spares_free(void)
 {
     while (mpi->placed_spare != NULL) {
         mpi_placed_t *pl = mpi->placed_spare;
         mpi->placed_spare = pl->next;
         free(pl);
     }
-    while (mpi->req_spare != NULL) {
-        struct lci_mpi_request *req = mpi->req_spare;
-        mpi->req_spare = req->next;
-        free(req);
-    }
-    mpi->nplaced_spare = mpi->nreq_spare = 0;
+    mpi->nplaced_spare = 0;
 }
 
 /* Called at a message's first packet (inside LCI's upcall: no sending

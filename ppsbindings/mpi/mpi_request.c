@@ -44,6 +44,16 @@ void mpi_request_free(struct lci_mpi_request *req)
     mpi->nreq_spare++;
 }
 
+void mpi_request_spares_free(void)
+{
+    while (mpi->req_spare != NULL) {
+        struct lci_mpi_request *req = mpi->req_spare;
+        mpi->req_spare = req->next;
+        free(req);
+    }
+    mpi->nreq_spare = 0;
+}
+
 static void status_empty(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE) {
