@@ -22,13 +22,10 @@ static lci_status_t fill(lci_packet_t *p, const pan_wire_hdr_t *hdr,
                          const pan_msg_t *msg, int *iov_p, size_t *off_p,
                          size_t n)
 {
-    struct iovec v[PAN_FILL_PIECES];
-    int nv = 0;
-    size_t at = 0, batch = 0;
+    struct iovec v[PAN_FILL_PIECES] = {{(void *)hdr, sizeof *hdr}};
+    int nv = 1;
+    size_t at = 0, batch = sizeof *hdr; /* v's bytes, written at at */
     lci_status_t st = LCI_OK;
-    v[nv].iov_base = (void *)hdr;
-    v[nv++].iov_len = sizeof *hdr;
-    batch = sizeof *hdr;
     while (st == LCI_OK && n > 0) {
         const struct iovec *piece = &msg->iov[*iov_p];
         size_t chunk = piece->iov_len - *off_p;
