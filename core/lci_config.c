@@ -6,17 +6,24 @@
 #include "config.h" /* LCI_DECOMP_DEFAULT: the first one built in */
 #include "lci_config.h"
 
+void lci_config_set_packet_size(lci_config_t *cfg, uint32_t packet_size)
+{
+    cfg->packet_size = packet_size;
+    if (!cfg->pools_set) {
+        /* The paper's Table 3, RX_no columns: the pools shrink with the
+         * packet size so the NI memory use stays the same. */
+        cfg->nsend = packet_size >= 2048 ? 64 : 128;
+        cfg->nrecv = packet_size >= 2048 ? 256 : 512;
+    }
+}
+
 void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
                          uint32_t packet_size)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->nnodes = nnodes;
-    cfg->packet_size = packet_size;
-    /* The paper's Table 3, RX_no columns: the pools shrink with the packet
-     * size so the NI memory use stays the same. */
-    cfg->nsend = packet_size >= 2048 ? 64 : 128;
-    cfg->nrecv = packet_size >= 2048 ? 256 : 512;
     cfg->window = 8;
+    lci_config_set_packet_size(cfg, packet_size);
     cfg->nring = 4096;
     cfg->nfa = 16;
     cfg->ngroups = 32;

@@ -77,6 +77,10 @@ typedef struct {
 void lci_config_defaults(lci_config_t *cfg, uint32_t nnodes,
                          uint32_t packet_size);
 
+/* Sets the packet size, and the pools that follow it (Table 3) unless
+ * they were given explicitly; nothing else changes. */
+void lci_config_set_packet_size(lci_config_t *cfg, uint32_t packet_size);
+
 /* Derives what depends on other values (window from pool and node count)
  * and checks the configuration; on error writes a message. */
 lci_status_t lci_config_finish(lci_config_t *cfg, char *err, size_t errlen);

@@ -128,20 +128,9 @@ static lci_status_t set_packet_size(lci_options_t *opt, const char *v,
                  v ? v : "");
         return LCI_ERR_CONFIG;
     }
-    /* The pools follow the packet size unless set explicitly later. */
-    uint32_t nodes = opt->cfg.nnodes;
-    lci_config_t keep = opt->cfg;
-    lci_config_defaults(&opt->cfg, nodes, (uint32_t)u);
-    memcpy(opt->cfg.decomp, keep.decomp, sizeof keep.decomp);
-    memcpy(opt->cfg.platform, keep.platform, sizeof keep.platform);
-    opt->cfg.nic = keep.nic;
-    opt->cfg.wire = keep.wire;
-    opt->cfg.fault = keep.fault;
-    opt->cfg.seed = keep.seed;
-    opt->cfg.compute = keep.compute;
-    opt->cfg.pin = keep.pin;
-    opt->cfg.trace_hash = keep.trace_hash;
-    opt->cfg.stats = keep.stats;
+    /* Only the pools follow the packet size, and only where not given
+     * explicitly: every other option keeps its value, in any order. */
+    lci_config_set_packet_size(&opt->cfg, (uint32_t)u);
     return LCI_OK;
 }
 

@@ -138,6 +138,38 @@ static void options_reject_bad_values_naming_the_option(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "unknown option"));
 }
 
+/* The packet size moves only the Table 3 pools: options given before it
+ * keep their values, and pools given explicitly stay as given. */
+static void options_keep_their_values_whatever_the_packet_size_order(void)
+{
+    lci_options_t opt;
+    char err[512];
+    lci_options_defaults(&opt);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "sram", "64M", err, sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "ring", "512", err, sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "recv-buffers", "100", err,
+                                    sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "packet-size", "16384", err,
+                                    sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(opt.cfg.packet_size, 16384);
+    CU_ASSERT_EQUAL(opt.cfg.sram_bytes, 64u << 20);
+    CU_ASSERT_EQUAL(opt.cfg.nring, 512);
+    CU_ASSERT_EQUAL(opt.cfg.nrecv, 100); /* explicit */
+    lci_options_defaults(&opt);
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "packet-size", "1024", err,
+                                    sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(opt.cfg.nrecv, 512); /* Table 3, 1 KiB packets */
+    CU_ASSERT_EQUAL(lci_options_set(&opt, "packet-size", "2048", err,
+                                    sizeof err),
+                    LCI_OK);
+    CU_ASSERT_EQUAL(opt.cfg.nrecv, 256); /* Table 3, 2 KiB packets */
+}
+
 /* strtoull saturates a number beyond 2^64 and negates one with a sign or
  * leading blanks: each is an error naming the option, and nothing changes. */
 static void options_reject_numbers_beyond_range_instead_of_saturating(void)
@@ -385,6 +417,8 @@ int main(void)
          options_reject_bad_values_naming_the_option},
         {"options_reject_numbers_beyond_range_instead_of_saturating",
          options_reject_numbers_beyond_range_instead_of_saturating},
+        {"options_keep_their_values_whatever_the_packet_size_order",
+         options_keep_their_values_whatever_the_packet_size_order},
         {"fifo_is_first_in_first_out_and_stack_last_in_first_out",
          fifo_is_first_in_first_out_and_stack_last_in_first_out},
         {"closed_window_queues_and_returned_credits_drain_in_order",
