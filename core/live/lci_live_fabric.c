@@ -22,12 +22,22 @@ static uint64_t round_up(uint64_t v, uint64_t a)
     return (v + a - 1) / a * a;
 }
 
-static uint32_t ring_slots(uint32_t nnodes)
+/* Bytes of packet slots a ring holds at most.  Every packet is copied into
+ * a slot by one core and out by another: a deeper ring only takes the
+ * slots out of both caches (MPI bandwidth, 64 KiB messages in 16 KiB
+ * packets: 6.4 GB/s with 256 slots, 4 MiB; 7.1 GB/s with 31, 512 KiB). */
+#define RING_BYTES (512u << 10)
+
+static uint32_t ring_slots(uint32_t nnodes, uint64_t slot_bytes)
 {
     /* Deep enough for a window of packets and their acknowledgements;
      * shallower on large clusters, which have n * (n - 1) rings. */
     uint32_t s = 8192 / (nnodes ? nnodes : 1);
-    return s < 32 ? 32 : s > 256 ? 256 : s;
+    s = s < 32 ? 32 : s > 256 ? 256 : s;
+    /* Large packets: fewer slots, though never fewer than a window. */
+    uint64_t fit = RING_BYTES / slot_bytes;
+    fit = fit < 16 ? 16 : fit;
+    return s > fit ? (uint32_t)fit : s;
 }
 
 uint64_t lci_fabric_size(uint32_t nnodes, uint32_t packet_size, int shm)
@@ -38,7 +48,7 @@ uint64_t lci_fabric_size(uint32_t nnodes, uint32_t packet_size, int shm)
         return rings;
     }
     uint64_t slot = round_up(8 + packet_size, 64);
-    uint64_t ring = round_up(128 + ring_slots(nnodes) * slot, 4096);
+    uint64_t ring = round_up(128 + ring_slots(nnodes, slot) * slot, 4096);
     return rings + (uint64_t)nnodes * nnodes * ring;
 }
 
@@ -48,8 +58,8 @@ void lci_fabric_init(void *base, uint32_t nnodes, uint32_t packet_size,
     lci_fabric_t *f = base;
     f->magic = LCI_FABRIC_MAGIC;
     f->nnodes = nnodes;
-    f->nslots = ring_slots(nnodes);
     f->slot_bytes = round_up(8 + packet_size, 64);
+    f->nslots = ring_slots(nnodes, f->slot_bytes);
     f->ring_bytes = round_up(128 + f->nslots * f->slot_bytes, 4096);
     f->off_nodes = round_up(sizeof(lci_fabric_t), 64);
     f->off_rings =
