@@ -182,6 +182,10 @@ static int init(const char *fn, int *argc, char ***argv, int level)
     mpi->thread_level = level;
     mpi->rank = pan_rank();
     mpi->size = pan_size();
+    mpi->eager_max = MPI_EAGER_PACKETS * lci_packet_capacity();
+    if (mpi->eager_max < MPI_EAGER_MIN) {
+        mpi->eager_max = MPI_EAGER_MIN;
+    }
     mpi->posted = NULL;
     mpi->posted_tail = &mpi->posted;
     mpi_queue_init(&mpi->unexpected);

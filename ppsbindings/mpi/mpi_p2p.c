@@ -3,7 +3,7 @@
  *
  * A message is one Panda one-way message starting with mpi_wire_hdr_t:
  * its tag and the context id of its communicator (point-to-point or
- * collective).  Up to MPI_EAGER_MAX bytes the data follows at once
+ * collective).  Up to mpi->eager_max bytes the data follows at once
  * (eager).  A larger message, and every synchronous one, is announced
  * (RTS, SYNC); when the announcement meets its receive, the receiver
  * answers clear-to-send with the receive's id and the sender sends the
@@ -237,7 +237,7 @@ void *mpi_p2p_place(int src, const void *head, size_t head_len, size_t len,
     /* What the header claims, against what this node agreed to: an eager
      * message is short, an announcement is bare, data is what a receive
      * asked for. */
-    if ((hdr.kind == MPI_WIRE_EAGER && body > MPI_EAGER_MAX) ||
+    if ((hdr.kind == MPI_WIRE_EAGER && body > mpi->eager_max) ||
         (is_announcement(hdr.kind) && body != 0) ||
         (hdr.kind != MPI_WIRE_EAGER && !is_announcement(hdr.kind) &&
          hdr.kind != MPI_WIRE_DATA)) {
@@ -386,7 +386,7 @@ int mpi_send_start(const char *fn, struct lci_mpi_request *req, uint16_t ctx,
     pan_msg_t msg;
     pan_msg_init(&msg);
     int announce = dest != mpi->rank &&
-                   (bytes > MPI_EAGER_MAX || mode == MPI_MODE_SYNC);
+                   (bytes > mpi->eager_max || mode == MPI_MODE_SYNC);
     if (announce) {
         req->sbuf = buf;
         req->sbytes = bytes;

@@ -139,6 +139,28 @@ static void test_osu_patterns_on_64_nodes_and_live(void)
     }
 }
 
+/* With 16 KiB packets messages up to eight packets go eagerly: the
+ * 100 KB messages of mpi_p2p then arrive before their receives (the
+ * unexpected queue's copy) and in place, and the conformance suite's
+ * truncation and probe cases meet eager messages of that size; simulated
+ * and live. */
+static void test_large_packets_send_large_messages_eagerly(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "5", "--packet-size", "16384", "--sram", "16M", P2P,
+            "4", NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "-n", "3", "--packet-size", "16384", "--sram", "16M", CONF,
+            NULL);
+    pps_expect_checked(&r);
+    e2e_run(&r, "--platform", "live", "-n", "3", "--packet-size", "16384",
+            "--sram", "16M", P2P, "4", NULL);
+    pps_expect_ok(&r);
+    e2e_run(&r, "--platform", "live", "-n", "3", "--packet-size", "16384",
+            "--sram", "16M", CONF, NULL);
+    pps_expect_checked(&r);
+}
+
 static void test_osu_refuses_bad_command_lines(void)
 {
     struct e2e_run r;
@@ -185,6 +207,7 @@ int main(void)
         PPS_TEST(conformance_on_64_ranks_and_live),
         PPS_TEST(osu_patterns_on_64_nodes_and_live),
         PPS_TEST(osu_refuses_bad_command_lines),
+        PPS_TEST(large_packets_send_large_messages_eagerly),
     };
     return pps_cunit_main("mpi", tests, sizeof tests / sizeof tests[0]);
 }
