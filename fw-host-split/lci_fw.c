@@ -149,7 +149,7 @@ static lci_rxq_entry_t rxq_pop(lci_ni_t *ni)
 {
     lci_rxq_entry_t e =
         LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t)[ni->rxq_head];
-    ni->rxq_head = (ni->rxq_head + 1) % ni->rxq_cap;
+    ni->rxq_head = lci_ring_add(ni->rxq_head, 1, ni->rxq_cap);
     ni->rxq_count--;
     if (is_drop_note(ni, &e.hdr, e.buf, e.status)) {
         lci_ni_peer(ni, e.hdr.hop_src)->drop_noted = 0;
@@ -499,7 +499,7 @@ static int fw_step(lci_ni_t *ni)
         lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) + ni->dma_head;
         if (d->time <= ni->now) {
             uint32_t buf = d->buf;
-            ni->dma_head = (ni->dma_head + 1) % ni->dma_cap;
+            ni->dma_head = lci_ring_add(ni->dma_head, 1, ni->dma_cap);
             ni->dma_count--;
             lci_fw_charge(ni, "rx_post", p->ni_rx_post_ns);
             lci_fw_buf_put(ni, ni->now, buf);
@@ -606,7 +606,7 @@ void lci_fw_arrived(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
         return;
     }
     lci_rxq_entry_t *e = LCI_NI_AT(ni, ni->rxq_off, lci_rxq_entry_t) +
-                         (ni->rxq_head + ni->rxq_count) % ni->rxq_cap;
+                         lci_ring_add(ni->rxq_head, ni->rxq_count, ni->rxq_cap);
     e->hdr = *hdr;
     e->buf = buf;
     e->status = status;
@@ -629,7 +629,7 @@ void lci_fw_host_dma_started(lci_ni_t *ni, uint64_t now, uint32_t buf,
                              uint64_t done)
 {
     lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) +
-                      (ni->dma_head + ni->dma_count) % ni->dma_cap;
+                      lci_ring_add(ni->dma_head, ni->dma_count, ni->dma_cap);
     d->buf = buf;
     d->time = done;
     ni->dma_count++;

@@ -306,8 +306,8 @@ static int deliver(uint64_t *next_p)
             *next_p = slot->ni_time; /* arrived, but not yet at our clock */
             break;
         }
-        uint8_t *ahead = &lci_host->slot_taken[lci_host->ring_cons %
-                                              lci_seg()->cfg.nring];
+        uint8_t *ahead = &lci_host->slot_taken[lci_ring_pos(
+            lci_host->ring_cons, lci_seg()->cfg.nring)];
         lci_wire_hdr_t hdr = slot->hdr;
         if (waits_for_upcall(&hdr)) {
             break; /* nobody to give it to yet */
@@ -369,7 +369,7 @@ void lci_host_take_ahead(uint64_t *next_p)
             *next_p = slot->ni_time;
             break;
         }
-        uint8_t *ahead = &lci_host->slot_taken[idx % nring];
+        uint8_t *ahead = &lci_host->slot_taken[lci_ring_pos(idx, nring)];
         if (*ahead != LCI_SLOT_UNSEEN) {
             continue;
         }

@@ -23,6 +23,7 @@
 #include "lci_config.h"
 #include "lci_contract.h"
 #include "lci_profile.h"
+#include "lci_ring_index.h"
 
 #define LCI_NONE UINT32_MAX
 
@@ -176,12 +177,12 @@ static inline uint8_t *lci_ni_refcnt(lci_ni_t *ni, uint32_t buf)
 
 static inline lci_cmd_t *lci_ni_cmd(lci_ni_t *ni, uint32_t idx)
 {
-    return LCI_NI_AT(ni, ni->off_cmd, lci_cmd_t) + (idx % ni->ncmd);
+    return LCI_NI_AT(ni, ni->off_cmd, lci_cmd_t) + lci_ring_pos(idx, ni->ncmd);
 }
 
 static inline lci_free_entry_t *lci_ni_free_entry(lci_ni_t *ni, uint32_t idx)
 {
-    return LCI_NI_AT(ni, ni->off_free, lci_free_entry_t) + (idx % ni->nsend);
+    return LCI_NI_AT(ni, ni->off_free, lci_free_entry_t) + lci_ring_pos(idx, ni->nsend);
 }
 
 static inline int64_t *lci_ni_fa(lci_ni_t *ni, uint32_t var)
@@ -213,7 +214,7 @@ static inline int lci_ni_fifo_push(lci_ni_t *ni, lci_ni_fifo_t *f, uint32_t v)
     if (f->count == f->cap) {
         return -1;
     }
-    LCI_NI_AT(ni, f->off, uint32_t)[(f->head + f->count) % f->cap] = v;
+    LCI_NI_AT(ni, f->off, uint32_t)[lci_ring_add(f->head, f->count, f->cap)] = v;
     f->count++;
     return 0;
 }
@@ -224,7 +225,7 @@ static inline uint32_t lci_ni_fifo_pop(lci_ni_t *ni, lci_ni_fifo_t *f)
         return LCI_NONE;
     }
     uint32_t v = LCI_NI_AT(ni, f->off, uint32_t)[f->head];
-    f->head = (f->head + 1) % f->cap;
+    f->head = lci_ring_add(f->head, 1, f->cap);
     f->count--;
     return v;
 }
@@ -236,7 +237,7 @@ static inline uint32_t lci_ni_stack_pop(lci_ni_t *ni, lci_ni_fifo_t *f)
         return LCI_NONE;
     }
     f->count--;
-    return LCI_NI_AT(ni, f->off, uint32_t)[(f->head + f->count) % f->cap];
+    return LCI_NI_AT(ni, f->off, uint32_t)[lci_ring_add(f->head, f->count, f->cap)];
 }
 
 static inline uint32_t lci_ni_fifo_peek(lci_ni_t *ni, const lci_ni_fifo_t *f)

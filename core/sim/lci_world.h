@@ -165,7 +165,7 @@ static inline lci_ring_slot_t *lci_world_ring_slot(uint32_t node, uint32_t idx)
     lci_seg_t *s = lci_world.seg;
     return (lci_ring_slot_t *)(lci_world.base + s->off_rings +
                                node * s->ring_stride +
-                               (uint64_t)(idx % s->cfg.nring) *
+                               lci_ring_pos(idx, s->cfg.nring) *
                                    s->ring_slot_bytes);
 }
 
