@@ -119,7 +119,6 @@ typedef struct lci_live {
     int nic_thread;
     int launched;       /* started by lci-run (it reports failures) */
     uint64_t now;       /* the clock as last read by a progress pass */
-    int fresh;          /* now was read in the current pass */
     unsigned stale_passes; /* passes since the clock was last read */
     uint64_t spin_ns;   /* how long a waiter spins before it blocks */
     const lci_live_wire_ops_t *wire;
