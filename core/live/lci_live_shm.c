@@ -6,7 +6,12 @@
  * slot carries its own stamp (the packet's number in the ring, plus one),
  * which the sender stores last with release and the receiver polls with
  * acquire, so the receiver finds the stamp and the packet in the line it
- * had to fetch anyway (no shared tail to read first).  The receiver
+ * had to fetch anyway (no shared tail to read first).  A packet of up to
+ * a line whose CRC field is zero (the link computes none on memory) goes
+ * compact: the stamp word carries its length and takes the CRC field's
+ * place, so a header and 32 bytes of payload (an MPI message of 8 bytes
+ * behind Panda's and MPI's headers) fit the one line, where a second line
+ * would cost the receiver a second transfer from the sender's core.  The receiver
  * publishes how far it has read (the head) for the sender's flow control;
  * the sender reads it only when the ring looks full.  A full ring refuses
  * the packet (back-pressure), never drops it.  Only a receiver that is
@@ -22,8 +27,17 @@
 typedef struct {
     _Atomic uint64_t head; /* written by the receiver: slots it is done with */
     char pad[120];
-    /* slots follow: uint32_t bytes, _Atomic uint32_t stamp, the packet */
+    /* slots follow, each 64-byte aligned: the stamp word, then either
+     * uint32_t bytes and the packet, or (compact) the packet after its
+     * CRC field */
 } shm_ring_t;
+
+/* The stamp word: the low 16 bits of the packet's number plus one (a
+ * slot's previous packet, nslots <= 256 numbers earlier, differs), and for
+ * a compact packet COMPACT and its length. */
+#define STAMP_SHIFT 16
+#define COMPACT 0x8000u
+#define COMPACT_MAX 64u /* bytes: the packet with its stamp in one line */
 
 /* This node's ends of its rings, in this process only (L->wire_state:
  * the sending ends, one per destination, then the receiving ends, one per
@@ -57,14 +71,20 @@ static void advance(lci_fabric_t *f, shm_end_t *e, uint64_t *number)
 
 static _Atomic uint32_t *stamp_of(unsigned char *s)
 {
-    return (_Atomic uint32_t *)(void *)(s + 4);
+    return (_Atomic uint32_t *)(void *)s;
 }
 
 /* Slot s holds packet i once its stamp says so: the stamp of a slot
  * still holding an older packet (or never written) differs. */
 static uint32_t stamp_for(uint64_t i)
 {
-    return (uint32_t)(i + 1);
+    return (uint32_t)((i + 1) & 0xffffu) << STAMP_SHIFT;
+}
+
+static int compact_fits(const unsigned char *pkt, uint32_t bytes)
+{
+    static const unsigned char zero[4];
+    return bytes <= COMPACT_MAX && bytes >= 4 && memcmp(pkt, zero, 4) == 0;
 }
 
 static shm_end_t *sending_end(lci_live_t *L, uint32_t dst)
@@ -75,6 +95,14 @@ static shm_end_t *sending_end(lci_live_t *L, uint32_t dst)
 static shm_end_t *receiving_end(lci_live_t *L, uint32_t src)
 {
     return (shm_end_t *)L->wire_state + L->size + src;
+}
+
+/* Where the link frames a packet that may go compact: framed in the slot,
+ * its last bytes would spill into the slot's second line, which the
+ * receiver may hold (COMPACT_MAX bytes after the ends). */
+static unsigned char *staging(lci_live_t *L)
+{
+    return (unsigned char *)((shm_end_t *)L->wire_state + 2 * L->size);
 }
 
 static int ring_full(lci_live_t *L, shm_ring_t *r, shm_end_t *e)
@@ -98,7 +126,8 @@ static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
                  "start the program with lci-run --platform live");
         return LCI_ERR_PLATFORM;
     }
-    L->wire_state = calloc(2 * (size_t)L->size, sizeof(shm_end_t));
+    L->wire_state =
+        calloc(1, 2 * (size_t)L->size * sizeof(shm_end_t) + COMPACT_MAX);
     if (L->wire_state == NULL) {
         snprintf(err, errlen, "out of memory");
         return LCI_ERR_NOMEM;
@@ -112,16 +141,30 @@ static int dead(lci_fabric_t *f, uint32_t dst)
                                      memory_order_relaxed);
 }
 
-/* Publishes packet e->tail in slot s: bytes first, the stamp last. */
+/* Publishes packet e->tail, whose bytes are in slot s: the stamp last.
+ * extra: COMPACT and the length for a compact packet, else 0. */
 static void publish(lci_live_t *L, uint32_t dst, shm_end_t *e,
-                    unsigned char *s, uint32_t bytes)
+                    unsigned char *s, uint32_t extra)
 {
-    memcpy(s, &bytes, 4);
     /* Release: the slot's bytes are visible before its stamp. */
-    atomic_store_explicit(stamp_of(s), stamp_for(e->tail),
+    atomic_store_explicit(stamp_of(s), stamp_for(e->tail) | extra,
                           memory_order_release);
     advance(L->fabric, e, &e->tail);
     lci_live_fabric_wake(L, dst);
+}
+
+/* Copies packet pkt into slot s, compact if it fits, and publishes it. */
+static void put(lci_live_t *L, uint32_t dst, shm_end_t *e, unsigned char *s,
+                const unsigned char *pkt, uint32_t bytes)
+{
+    if (compact_fits(pkt, bytes)) {
+        memcpy(s + 4, pkt + 4, bytes - 4);
+        publish(L, dst, e, s, COMPACT | bytes);
+    } else {
+        memcpy(s + 4, &bytes, 4);
+        memcpy(s + 8, pkt, bytes);
+        publish(L, dst, e, s, 0);
+    }
 }
 
 static int shm_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
@@ -136,9 +179,7 @@ static int shm_send(lci_live_t *L, uint32_t dst, const unsigned char *pkt,
     if (ring_full(L, r, e) || bytes + 8 > f->slot_bytes) {
         return -1;
     }
-    unsigned char *s = slot(f, r, e->pos);
-    memcpy(s + 8, pkt, bytes);
-    publish(L, dst, e, s, bytes);
+    put(L, dst, e, slot(f, r, e->pos), pkt, bytes);
     return 0;
 }
 
@@ -150,30 +191,56 @@ static unsigned char *shm_reserve(lci_live_t *L, uint32_t dst, uint32_t bytes)
     if (ring_full(L, r, e) || bytes + 8 > f->slot_bytes || dead(f, dst)) {
         return NULL; /* shm_send decides */
     }
-    return slot(f, r, e->pos) + 8;
+    return bytes <= COMPACT_MAX ? staging(L) : slot(f, r, e->pos) + 8;
 }
 
 static void shm_commit(lci_live_t *L, uint32_t dst, uint32_t bytes)
 {
     lci_fabric_t *f = L->fabric;
     shm_end_t *e = sending_end(L, dst);
-    publish(L, dst, e, slot(f, ring(f, L->rank, dst), e->pos), bytes);
+    unsigned char *s = slot(f, ring(f, L->rank, dst), e->pos);
+    if (bytes <= COMPACT_MAX) {
+        put(L, dst, e, s, staging(L), bytes);
+    } else {
+        memcpy(s + 4, &bytes, 4);
+        publish(L, dst, e, s, 0);
+    }
 }
 
-/* The slot of the next packet from src, if it has arrived. */
-static unsigned char *arrived(lci_live_t *L, uint32_t src, shm_ring_t **r_p)
+/* The slot of the next packet from src, if it has arrived, with its stamp
+ * word in *word_p. */
+static unsigned char *arrived(lci_live_t *L, uint32_t src, shm_ring_t **r_p,
+                              uint32_t *word_p)
 {
     lci_fabric_t *f = L->fabric;
     shm_ring_t *r = ring(f, src, L->rank);
     shm_end_t *e = receiving_end(L, src);
     unsigned char *s = slot(f, r, e->pos);
     /* Acquire: pairs with the sender's release of the stamp. */
-    if (atomic_load_explicit(stamp_of(s), memory_order_acquire) !=
-        stamp_for(e->next)) {
+    uint32_t word = atomic_load_explicit(stamp_of(s), memory_order_acquire);
+    if ((word & ~((1u << STAMP_SHIFT) - 1)) != stamp_for(e->next)) {
         return NULL;
     }
     *r_p = r;
+    *word_p = word;
     return s;
+}
+
+/* Hands the packet in slot s (stamp word word) to rx. */
+static void take(lci_live_t *L, lci_live_rx_func_t rx, unsigned char *s,
+                 uint32_t word, uint32_t src)
+{
+    if (word & COMPACT) {
+        uint32_t bytes = word & (COMPACT - 1);
+        unsigned char pkt[COMPACT_MAX];
+        memset(pkt, 0, 4); /* the CRC field the stamp word stood in for */
+        memcpy(pkt + 4, s + 4, bytes - 4);
+        rx(L, pkt, bytes, src);
+        return;
+    }
+    uint32_t bytes;
+    memcpy(&bytes, s + 4, 4);
+    rx(L, s + 8, bytes, src);
 }
 
 /* Packets a poll takes from one source at most.  A sender that streams
@@ -190,12 +257,12 @@ static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
     for (uint32_t src = 0; src < L->size; src++) {
         shm_ring_t *r;
         unsigned char *s;
+        uint32_t word;
         shm_end_t *e = receiving_end(L, src);
-        for (unsigned k = 0;
-             k < SHM_POLL_BATCH && (s = arrived(L, src, &r)) != NULL; k++) {
-            uint32_t bytes;
-            memcpy(&bytes, s, 4);
-            rx(L, s + 8, bytes, src);
+        for (unsigned k = 0; k < SHM_POLL_BATCH &&
+                             (s = arrived(L, src, &r, &word)) != NULL;
+             k++) {
+            take(L, rx, s, word, src);
             advance(L->fabric, e, &e->next);
             n++;
             /* Release: we are done reading the slot. */
@@ -209,7 +276,8 @@ static int shm_ready(lci_live_t *L)
 {
     for (uint32_t src = 0; src < L->size; src++) {
         shm_ring_t *r;
-        if (arrived(L, src, &r) != NULL) {
+        uint32_t word;
+        if (arrived(L, src, &r, &word) != NULL) {
             return 1;
         }
     }

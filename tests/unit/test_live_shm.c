@@ -160,6 +160,50 @@ static void framed_in_place_like_sent(void)
     teardown();
 }
 
+/* A packet of up to 64 bytes whose first word (the CRC field) is zero
+ * travels in the slot's first cache line alone; every size arrives whole,
+ * sent or framed in place, compact or not, lap after lap. */
+static void small_packets_take_one_line_and_arrive_whole(void)
+{
+    setup();
+    /* A canary in every slot's second line: a compact packet leaves it. */
+    unsigned char *rings = (unsigned char *)fabric + fabric->off_rings;
+    memset(rings, 0xa5, (size_t)NODES * NODES * fabric->ring_bytes);
+    for (uint32_t k = 0; k < NODES * NODES; k++) {
+        memset(rings + k * fabric->ring_bytes, 0, 128); /* the ring's head */
+    }
+    uint32_t n = 0;
+    for (uint32_t lap = 0; lap < 3; lap++) {
+        for (uint32_t bytes = 4; bytes <= 80; bytes++, n++) {
+            uint32_t value = bytes % 3 == 0 ? n : 0; /* some not compact */
+            if (lap == 1) {
+                unsigned char *p = lci_live_wire_shm.reserve(&node[0], 1, bytes);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+                memcpy(p, &value, sizeof value);
+                for (uint32_t i = 4; i < bytes; i++) {
+                    p[i] = (unsigned char)(value + i);
+                }
+                lci_live_wire_shm.commit(&node[0], 1, bytes);
+            } else {
+                CU_ASSERT_EQUAL(send_value(0, 1, value, bytes), 0);
+            }
+            ntaken = 0;
+            CU_ASSERT_EQUAL(poll_all(1), 1);
+            CU_ASSERT_EQUAL(taken[0].bytes, bytes);
+            CU_ASSERT_EQUAL(taken[0].value, value);
+            if (value == 0 && bytes <= 64) {
+                uint32_t pos = n % fabric->nslots;
+                const unsigned char *line2 =
+                    rings + (0 * NODES + 1) * fabric->ring_bytes + 128 +
+                    (uint64_t)pos * fabric->slot_bytes + 64;
+                CU_ASSERT_EQUAL(line2[0], 0xa5);
+                CU_ASSERT_EQUAL(line2[63], 0xa5);
+            }
+        }
+    }
+    teardown();
+}
+
 static void each_pair_keeps_its_own_order(void)
 {
     setup();
@@ -235,6 +279,8 @@ int main(void)
         {"full_ring_pushes_back_and_loses_nothing",
          full_ring_pushes_back_and_loses_nothing},
         {"framed_in_place_like_sent", framed_in_place_like_sent},
+        {"small_packets_take_one_line_and_arrive_whole",
+         small_packets_take_one_line_and_arrive_whole},
         {"each_pair_keeps_its_own_order", each_pair_keeps_its_own_order},
         {"a_poll_takes_a_bounded_batch_from_a_streaming_sender",
          a_poll_takes_a_bounded_batch_from_a_streaming_sender},
