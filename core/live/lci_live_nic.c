@@ -298,7 +298,11 @@ int lci_live_wait(uint32_t self, lci_host_status_t how)
                 cpu_relax();
             }
         }
-        atomic_store(&host_intr_sleep, 0);
+        if (atomic_load_explicit(&host_intr_sleep, memory_order_relaxed)) {
+            /* Only a host that slept set it: no locked store on the way
+             * from an arrival to its delivery otherwise. */
+            atomic_store(&host_intr_sleep, 0);
+        }
     }
     uint64_t now = L->nic_thread ? lci_live_now() : L->now;
     me->clock = me->clock < now ? now : me->clock;

@@ -367,6 +367,10 @@ void mpi_ops_free(void);
 
 /* ---- point to point (mpi_p2p.c) ---------------------------------------- */
 
+/* Sends bytes of contiguous data at once (eager, bytes <= eager_max) to
+ * world rank dest, with no request: done when it returns. */
+int mpi_send_eager(const char *fn, uint16_t ctx, int dest, int tag,
+                   const void *data, size_t bytes);
 /* Starts a send of bytes contiguous bytes to world rank dest on context
  * ctx; req (zeroed by the caller, kind set) completes when the data has
  * gone (eager: at once).  Panda copies eager data before returning. */

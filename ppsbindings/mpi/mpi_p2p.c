@@ -372,6 +372,20 @@ void mpi_p2p_cts_arrived(int src, const void *data, size_t len, void *arg)
     req->done = 1;
 }
 
+int mpi_send_eager(const char *fn, uint16_t ctx, int dest, int tag,
+                   const void *data, size_t bytes)
+{
+    mpi_wire_hdr_t hdr = {.tag = tag, .ctx = ctx, .kind = MPI_WIRE_EAGER};
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    pan_msg_push(&msg, &hdr, MPI_WIRE_EAGER_HDR);
+    pan_msg_push(&msg, data, bytes);
+    if (pan_send(dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
+        return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());
+    }
+    return MPI_SUCCESS;
+}
+
 int mpi_send_start(const char *fn, struct lci_mpi_request *req, uint16_t ctx,
                    int dest, int tag, const void *buf, size_t bytes,
                    mpi_mode_t mode)
@@ -382,33 +396,30 @@ int mpi_send_start(const char *fn, struct lci_mpi_request *req, uint16_t ctx,
     req->mode = mode;
     req->status.MPI_SOURCE = mpi->rank;
     req->status.MPI_TAG = tag;
-    mpi_wire_hdr_t hdr = {.tag = tag, .ctx = ctx, .kind = MPI_WIRE_EAGER};
-    pan_msg_t msg;
-    pan_msg_init(&msg);
     int announce = dest != mpi->rank &&
                    (bytes > mpi->eager_max || mode == MPI_MODE_SYNC);
-    if (announce) {
-        req->sbuf = buf;
-        req->sbytes = bytes;
-        hdr.kind = mode == MPI_MODE_SYNC ? MPI_WIRE_SYNC : MPI_WIRE_RTS;
-        hdr.id = mpi_handle_of(req);
-        hdr.len = bytes;
-        pan_msg_push(&msg, &hdr, sizeof hdr);
-    } else {
-        pan_msg_push(&msg, &hdr, MPI_WIRE_EAGER_HDR);
-        pan_msg_push(&msg, buf, bytes);
-    }
-    if (pan_send(dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
-        if (announce) {
-            mpi_handle_take(hdr.id, mpi->rank); /* nobody will name it */
-        }
-        req->done = 1;
-        return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());
-    }
     if (!announce) {
+        int r = mpi_send_eager(fn, ctx, dest, tag, buf, bytes);
         free(req->spack); /* Panda has copied the data */
         req->spack = NULL;
         req->done = 1;
+        return r;
+    }
+    req->sbuf = buf;
+    req->sbytes = bytes;
+    mpi_wire_hdr_t hdr = {
+        .tag = tag,
+        .ctx = ctx,
+        .kind = mode == MPI_MODE_SYNC ? MPI_WIRE_SYNC : MPI_WIRE_RTS,
+        .id = mpi_handle_of(req),
+        .len = bytes};
+    pan_msg_t msg;
+    pan_msg_init(&msg);
+    pan_msg_push(&msg, &hdr, sizeof hdr);
+    if (pan_send(dest, MPI_PT2PT_PORT, &msg) != PAN_OK) {
+        mpi_handle_take(hdr.id, mpi->rank); /* nobody will name it */
+        req->done = 1;
+        return mpi_error(MPI_ERR_OTHER, "%s: %s", fn, pan_last_error());
     }
     return MPI_SUCCESS;
 }

@@ -295,12 +295,51 @@ static int recv_setup(const char *fn, struct lci_mpi_request *req, void *buf,
 }
 
 /* MPI_Send and the other blocking sends. */
+/* A blocking standard or ready send of contiguous data that goes eagerly
+ * is done once Panda has copied it: no request to set up, wait for and
+ * free.  Returns 0 when it does not apply (*r_p untouched). */
+static int send_eager_now(const char *fn, const void *buf, int count,
+                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                          mpi_mode_t mode, int *r_p)
+{
+    if (mode != MPI_MODE_STANDARD && mode != MPI_MODE_READY) {
+        return 0;
+    }
+    mpi_comm_t *c;
+    const mpi_type_t *t;
+    size_t bytes;
+    int r = mpi_check_comm(fn, comm, &c);
+    if (r == MPI_SUCCESS) {
+        r = mpi_check_buffer(fn, buf, count, type, &t, &bytes);
+    }
+    if (r == MPI_SUCCESS) {
+        r = check_peer(fn, c, dest, 0);
+    }
+    if (r == MPI_SUCCESS) {
+        r = check_tag(fn, tag, 0);
+    }
+    if (r != MPI_SUCCESS) {
+        *r_p = r;
+        return 1;
+    }
+    const void *data = mpi_type_contig_start(t, buf, (size_t)count);
+    if (dest == MPI_PROC_NULL || data == NULL || bytes > mpi->eager_max) {
+        return 0; /* the general path checks again, and decides */
+    }
+    *r_p = mpi_send_eager(fn, c->ctx, c->group->world[dest], tag, data, bytes);
+    return 1;
+}
+
 static int send_blocking(const char *fn, const void *buf, int count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          mpi_mode_t mode)
 {
+    int r;
+    if (send_eager_now(fn, buf, count, type, dest, tag, comm, mode, &r)) {
+        return r;
+    }
     struct lci_mpi_request *req = mpi_request_new(MPI_REQ_SEND);
-    int r = send_setup(fn, req, buf, count, type, dest, tag, comm, mode);
+    r = send_setup(fn, req, buf, count, type, dest, tag, comm, mode);
     if (r == MPI_SUCCESS && mode == MPI_MODE_BUFFERED && !req->done) {
         detach(req, req->sbytes + MPI_BSEND_OVERHEAD);
         return MPI_SUCCESS;
