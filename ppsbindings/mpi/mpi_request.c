@@ -186,6 +186,26 @@ static int check_peer(const char *fn, const mpi_comm_t *c, int peer,
                             : " or MPI_PROC_NULL");
 }
 
+/* The checks of every send: the communicator, the buffer, the peer and
+ * the tag; on success the communicator, the type and the bytes. */
+static int send_checks(const char *fn, const void *buf, int count,
+                       MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+                       mpi_comm_t **c_p, const mpi_type_t **t_p,
+                       size_t *bytes_p)
+{
+    int r = mpi_check_comm(fn, comm, c_p);
+    if (r == MPI_SUCCESS) {
+        r = mpi_check_buffer(fn, buf, count, type, t_p, bytes_p);
+    }
+    if (r == MPI_SUCCESS) {
+        r = check_peer(fn, *c_p, dest, 0);
+    }
+    if (r == MPI_SUCCESS) {
+        r = check_tag(fn, tag, 0);
+    }
+    return r;
+}
+
 /* Starts a send into req (zeroed, or a persistent one being started). */
 static int send_setup(const char *fn, struct lci_mpi_request *req,
                       const void *buf, int count, MPI_Datatype type, int dest,
@@ -194,16 +214,7 @@ static int send_setup(const char *fn, struct lci_mpi_request *req,
     mpi_comm_t *c;
     const mpi_type_t *t;
     size_t bytes;
-    int r = mpi_check_comm(fn, comm, &c);
-    if (r == MPI_SUCCESS) {
-        r = mpi_check_buffer(fn, buf, count, type, &t, &bytes);
-    }
-    if (r == MPI_SUCCESS) {
-        r = check_peer(fn, c, dest, 0);
-    }
-    if (r == MPI_SUCCESS) {
-        r = check_tag(fn, tag, 0);
-    }
+    int r = send_checks(fn, buf, count, type, dest, tag, comm, &c, &t, &bytes);
     if (r != MPI_SUCCESS) {
         return r;
     }
@@ -294,7 +305,6 @@ static int recv_setup(const char *fn, struct lci_mpi_request *req, void *buf,
     return MPI_SUCCESS;
 }
 
-/* MPI_Send and the other blocking sends. */
 /* A blocking standard or ready send of contiguous data that goes eagerly
  * is done once Panda has copied it: no request to set up, wait for and
  * free.  Returns 0 when it does not apply (*r_p untouched). */
@@ -308,16 +318,7 @@ static int send_eager_now(const char *fn, const void *buf, int count,
     mpi_comm_t *c;
     const mpi_type_t *t;
     size_t bytes;
-    int r = mpi_check_comm(fn, comm, &c);
-    if (r == MPI_SUCCESS) {
-        r = mpi_check_buffer(fn, buf, count, type, &t, &bytes);
-    }
-    if (r == MPI_SUCCESS) {
-        r = check_peer(fn, c, dest, 0);
-    }
-    if (r == MPI_SUCCESS) {
-        r = check_tag(fn, tag, 0);
-    }
+    int r = send_checks(fn, buf, count, type, dest, tag, comm, &c, &t, &bytes);
     if (r != MPI_SUCCESS) {
         *r_p = r;
         return 1;
@@ -330,6 +331,7 @@ static int send_eager_now(const char *fn, const void *buf, int count,
     return 1;
 }
 
+/* MPI_Send and the other blocking sends. */
 static int send_blocking(const char *fn, const void *buf, int count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          mpi_mode_t mode)
