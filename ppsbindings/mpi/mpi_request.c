@@ -186,19 +186,25 @@ static int check_peer(const char *fn, const mpi_comm_t *c, int peer,
                             : " or MPI_PROC_NULL");
 }
 
+/* What the checks of a send found. */
+typedef struct {
+    mpi_comm_t *c;
+    const mpi_type_t *t;
+    size_t bytes;
+} send_checked_t;
+
 /* The checks of every send: the communicator, the buffer, the peer and
- * the tag; on success the communicator, the type and the bytes. */
+ * the tag. */
 static int send_checks(const char *fn, const void *buf, int count,
                        MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                       mpi_comm_t **c_p, const mpi_type_t **t_p,
-                       size_t *bytes_p)
+                       send_checked_t *k)
 {
-    int r = mpi_check_comm(fn, comm, c_p);
+    int r = mpi_check_comm(fn, comm, &k->c);
     if (r == MPI_SUCCESS) {
-        r = mpi_check_buffer(fn, buf, count, type, t_p, bytes_p);
+        r = mpi_check_buffer(fn, buf, count, type, &k->t, &k->bytes);
     }
     if (r == MPI_SUCCESS) {
-        r = check_peer(fn, *c_p, dest, 0);
+        r = check_peer(fn, k->c, dest, 0);
     }
     if (r == MPI_SUCCESS) {
         r = check_tag(fn, tag, 0);
@@ -206,18 +212,15 @@ static int send_checks(const char *fn, const void *buf, int count,
     return r;
 }
 
-/* Starts a send into req (zeroed, or a persistent one being started). */
-static int send_setup(const char *fn, struct lci_mpi_request *req,
-                      const void *buf, int count, MPI_Datatype type, int dest,
-                      int tag, MPI_Comm comm, mpi_mode_t mode)
+/* Starts a send that passed send_checks (k) into req (zeroed, or a
+ * persistent one being started). */
+static int send_setup_checked(const char *fn, struct lci_mpi_request *req,
+                              const send_checked_t *k, const void *buf,
+                              int count, MPI_Datatype type, int dest, int tag,
+                              mpi_mode_t mode)
 {
-    mpi_comm_t *c;
-    const mpi_type_t *t;
-    size_t bytes;
-    int r = send_checks(fn, buf, count, type, dest, tag, comm, &c, &t, &bytes);
-    if (r != MPI_SUCCESS) {
-        return r;
-    }
+    mpi_comm_t *c = k->c;
+    size_t bytes = k->bytes;
     req->kind = MPI_REQ_SEND;
     req->done = 0;
     req->cancelled = 0;
@@ -227,8 +230,8 @@ static int send_setup(const char *fn, struct lci_mpi_request *req,
         return MPI_SUCCESS;
     }
     void *data = NULL;
-    r = data_setup(fn, req, (void *)(uintptr_t)buf, count, t, type, 1, &data,
-                   &bytes);
+    int r = data_setup(fn, req, (void *)(uintptr_t)buf, count, k->t, type, 1,
+                       &data, &bytes);
     if (r != MPI_SUCCESS) {
         return r;
     }
@@ -258,6 +261,19 @@ static int send_setup(const char *fn, struct lci_mpi_request *req,
                           bytes,
                           mode == MPI_MODE_SYNC ? MPI_MODE_SYNC
                                                 : MPI_MODE_STANDARD);
+}
+
+/* Checks a send and starts it into req. */
+static int send_setup(const char *fn, struct lci_mpi_request *req,
+                      const void *buf, int count, MPI_Datatype type, int dest,
+                      int tag, MPI_Comm comm, mpi_mode_t mode)
+{
+    send_checked_t k;
+    int r = send_checks(fn, buf, count, type, dest, tag, comm, &k);
+    if (r != MPI_SUCCESS) {
+        return r;
+    }
+    return send_setup_checked(fn, req, &k, buf, count, type, dest, tag, mode);
 }
 
 /* Posts a receive into req (zeroed, or a persistent one being started). */
@@ -305,43 +321,26 @@ static int recv_setup(const char *fn, struct lci_mpi_request *req, void *buf,
     return MPI_SUCCESS;
 }
 
-/* A blocking standard or ready send of contiguous data that goes eagerly
- * is done once Panda has copied it: no request to set up, wait for and
- * free.  Returns 0 when it does not apply (*r_p untouched). */
-static int send_eager_now(const char *fn, const void *buf, int count,
-                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-                          mpi_mode_t mode, int *r_p)
-{
-    if (mode != MPI_MODE_STANDARD && mode != MPI_MODE_READY) {
-        return 0;
-    }
-    mpi_comm_t *c;
-    const mpi_type_t *t;
-    size_t bytes;
-    int r = send_checks(fn, buf, count, type, dest, tag, comm, &c, &t, &bytes);
-    if (r != MPI_SUCCESS) {
-        *r_p = r;
-        return 1;
-    }
-    const void *data = mpi_type_contig_start(t, buf, (size_t)count);
-    if (dest == MPI_PROC_NULL || data == NULL || bytes > mpi->eager_max) {
-        return 0; /* the general path checks again, and decides */
-    }
-    *r_p = mpi_send_eager(fn, c->ctx, c->group->world[dest], tag, data, bytes);
-    return 1;
-}
-
-/* MPI_Send and the other blocking sends. */
+/* MPI_Send and the other blocking sends.  A standard or ready send of
+ * contiguous data that goes eagerly is done once Panda has copied it: no
+ * request to set up, wait for and free. */
 static int send_blocking(const char *fn, const void *buf, int count,
                          MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          mpi_mode_t mode)
 {
-    int r;
-    if (send_eager_now(fn, buf, count, type, dest, tag, comm, mode, &r)) {
+    send_checked_t k;
+    int r = send_checks(fn, buf, count, type, dest, tag, comm, &k);
+    if (r != MPI_SUCCESS) {
         return r;
     }
+    const void *data = mpi_type_contig_start(k.t, buf, (size_t)count);
+    if ((mode == MPI_MODE_STANDARD || mode == MPI_MODE_READY) &&
+        dest != MPI_PROC_NULL && data != NULL && k.bytes <= mpi->eager_max) {
+        return mpi_send_eager(fn, k.c->ctx, k.c->group->world[dest], tag, data,
+                              k.bytes);
+    }
     struct lci_mpi_request *req = mpi_request_new(MPI_REQ_SEND);
-    r = send_setup(fn, req, buf, count, type, dest, tag, comm, mode);
+    r = send_setup_checked(fn, req, &k, buf, count, type, dest, tag, mode);
     if (r == MPI_SUCCESS && mode == MPI_MODE_BUFFERED && !req->done) {
         detach(req, req->sbytes + MPI_BSEND_OVERHEAD);
         return MPI_SUCCESS;
