@@ -12,36 +12,26 @@
 
 #include "pan_internal.h"
 
-/* Pieces gathered per lci_packet_writev call. */
-#define PAN_FILL_PIECES 8
-
 /* Fills one packet with hdr and the next n bytes of msg, starting at
- * piece *iov_p, offset *off_p within it: one gather write per
- * PAN_FILL_PIECES pieces, not one call each. */
+ * piece *iov_p, offset *off_p within it, in one gather write: the header
+ * and at most every piece of msg. */
 static lci_status_t fill(lci_packet_t *p, const pan_wire_hdr_t *hdr,
                          const pan_msg_t *msg, int *iov_p, size_t *off_p,
                          size_t n)
 {
-    struct iovec v[PAN_FILL_PIECES] = {{(void *)hdr, sizeof *hdr}};
+    struct iovec v[PAN_MSG_MAX_IOV + 1];
+    v[0].iov_base = (void *)hdr;
+    v[0].iov_len = sizeof *hdr;
     int nv = 1;
-    size_t at = 0, batch = sizeof *hdr; /* v's bytes, written at at */
-    lci_status_t st = LCI_OK;
-    while (st == LCI_OK && n > 0) {
+    while (n > 0) {
         const struct iovec *piece = &msg->iov[*iov_p];
         size_t chunk = piece->iov_len - *off_p;
         if (chunk > n) {
             chunk = n;
         }
         if (chunk > 0) {
-            if (nv == PAN_FILL_PIECES) {
-                st = lci_packet_writev(p, at, v, nv);
-                at += batch;
-                nv = 0;
-                batch = 0;
-            }
             v[nv].iov_base = (char *)piece->iov_base + *off_p;
             v[nv++].iov_len = chunk;
-            batch += chunk;
         }
         n -= chunk;
         *off_p += chunk;
@@ -50,10 +40,7 @@ static lci_status_t fill(lci_packet_t *p, const pan_wire_hdr_t *hdr,
             *off_p = 0;
         }
     }
-    if (st == LCI_OK) {
-        st = lci_packet_writev(p, at, v, nv);
-    }
-    return st;
+    return lci_packet_writev(p, 0, v, nv);
 }
 
 /* Sends msg as packets to dest, or to every other node when dest < 0. */
