@@ -182,7 +182,8 @@ static inline lci_cmd_t *lci_ni_cmd(lci_ni_t *ni, uint32_t idx)
 
 static inline lci_free_entry_t *lci_ni_free_entry(lci_ni_t *ni, uint32_t idx)
 {
-    return LCI_NI_AT(ni, ni->off_free, lci_free_entry_t) + lci_ring_pos(idx, ni->nsend);
+    return LCI_NI_AT(ni, ni->off_free, lci_free_entry_t) +
+           lci_ring_pos(idx, ni->nsend);
 }
 
 static inline int64_t *lci_ni_fa(lci_ni_t *ni, uint32_t var)
@@ -214,7 +215,8 @@ static inline int lci_ni_fifo_push(lci_ni_t *ni, lci_ni_fifo_t *f, uint32_t v)
     if (f->count == f->cap) {
         return -1;
     }
-    LCI_NI_AT(ni, f->off, uint32_t)[lci_ring_add(f->head, f->count, f->cap)] = v;
+    uint32_t at = lci_ring_add(f->head, f->count, f->cap);
+    LCI_NI_AT(ni, f->off, uint32_t)[at] = v;
     f->count++;
     return 0;
 }
@@ -237,7 +239,8 @@ static inline uint32_t lci_ni_stack_pop(lci_ni_t *ni, lci_ni_fifo_t *f)
         return LCI_NONE;
     }
     f->count--;
-    return LCI_NI_AT(ni, f->off, uint32_t)[lci_ring_add(f->head, f->count, f->cap)];
+    uint32_t at = lci_ring_add(f->head, f->count, f->cap);
+    return LCI_NI_AT(ni, f->off, uint32_t)[at];
 }
 
 static inline uint32_t lci_ni_fifo_peek(lci_ni_t *ni, const lci_ni_fifo_t *f)

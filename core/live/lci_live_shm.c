@@ -11,10 +11,10 @@
  * compact: the stamp word carries its length and takes the CRC field's
  * place, so a header and 32 bytes of payload (an MPI message of 8 bytes
  * behind Panda's and MPI's headers) fit the one line, where a second line
- * would cost the receiver a second transfer from the sender's core.  The receiver
- * publishes how far it has read (the head) for the sender's flow control;
- * the sender reads it only when the ring looks full.  A full ring refuses
- * the packet (back-pressure), never drops it.  Only a receiver that is
+ * would cost the receiver a second transfer from the sender's core.  The
+ * receiver publishes how far it has read (the head) for the sender's flow
+ * control; the sender reads it only when the ring looks full.  A full ring
+ * refuses the packet (back-pressure), never drops it.  Only a receiver that is
  * blocked costs its sender a futex wake.
  */
 #include <stdio.h>
@@ -83,8 +83,12 @@ static uint32_t stamp_for(uint64_t i)
 
 static int compact_fits(const unsigned char *pkt, uint32_t bytes)
 {
-    static const unsigned char zero[4];
-    return bytes <= COMPACT_MAX && bytes >= 4 && memcmp(pkt, zero, 4) == 0;
+    uint32_t crc;
+    if (bytes > COMPACT_MAX || bytes < sizeof crc) {
+        return 0;
+    }
+    memcpy(&crc, pkt, sizeof crc);
+    return crc == 0;
 }
 
 static shm_end_t *sending_end(lci_live_t *L, uint32_t dst)
