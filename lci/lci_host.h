@@ -58,6 +58,8 @@ typedef struct {
     int finalizing; /* in lci_finalize, past the final barrier */
     int delivering; /* inside lci_host_deliver: no nested deliveries */
     int nopoll_done; /* the nopoll fault has happened */
+    int host_faults; /* a nopoll= or die= fault is configured */
+    int scaled;      /* --compute scaled: computation is measured */
     uint64_t upcalls; /* upcalls and error upcalls made so far */
     uint64_t left_at; /* clock when the host last left LCI (to compute) */
     uint64_t watchdog_from; /* timers due before this were interrupted for */

@@ -81,8 +81,10 @@ static const lci_platform_timers_t host_timers = {
 void lci_host_account(void)
 {
     lci_platform->enter(lci_host->rank);
-    host_faults();
-    if (lci_seg()->cfg.compute != LCI_COMPUTE_SCALED || lci_host->in_lci) {
+    if (lci_host->host_faults) {
+        host_faults();
+    }
+    if (!lci_host->scaled || lci_host->in_lci) {
         host_entered(); /* inner entries: the library's own work */
         return;
     }
@@ -156,7 +158,7 @@ void lci_host_leave(void)
         lci_platform->leave(lci_host->rank);
     }
     lci_host->in_lci = 0;
-    if (lci_seg()->cfg.compute == LCI_COMPUTE_SCALED) {
+    if (lci_host->scaled) {
         lci_compute_clock_start();
     }
 }
@@ -378,7 +380,11 @@ lci_status_t lci_init(int *argc, char ***argv)
     lci_host->hs = lci_world_host(lci_host->rank);
     lci_host->hs->pid = (int32_t)getpid();
     lci_host->prof = &s->prof;
-    if (s->cfg.compute == LCI_COMPUTE_SCALED) {
+    /* Asked on every entry and exit: decided once. */
+    lci_host->scaled = s->cfg.compute == LCI_COMPUTE_SCALED;
+    lci_host->host_faults =
+        s->cfg.fault.nopoll.dur > 0 || s->cfg.fault.die.dur > 0;
+    if (lci_host->scaled) {
         lci_compute_clock_init(lci_platform != &lci_platform_sim ||
                                lci_engine->thread_sleeps);
     }
