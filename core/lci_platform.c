@@ -42,7 +42,9 @@ void lci_platform_names(char *buf, size_t len)
 static int complete(const lci_platform_ops_t *p)
 {
     return p->abi_version == LCI_PLATFORM_ABI_VERSION && p->name &&
-           p->description && p->post && p->can_run_now && p->trace &&
+           p->description && p->post && p->post_written && p->can_run_now &&
+           p->event_seq &&
+           p->trace &&
            p->wake && p->wake_arrival && p->transmit && p->attach &&
            p->start && p->sync && p->wait && p->exit && p->doorbell &&
            p->enter && p->leave && p->now && p->charge && p->compute &&

@@ -18,7 +18,8 @@
  * firmware and the emulated hardware call through lci_platform.  Two
  * groups of operations:
  *   - the NI's environment, called from event handlers (firmware and
- *     hardware): post, can_run_now, trace, wake, wake_arrival, transmit;
+ *     hardware): post, post_written, can_run_now, event_seq, trace, wake,
+ *     wake_arrival, transmit;
  *   - the host's side, called by the host library around its own work:
  *     start, sync, wait, exit, doorbell, enter, leave, now, charge,
  *     compute, stall, die, failed.
@@ -58,9 +59,19 @@ typedef struct lci_platform_ops {
     /* Schedules an event for node's NI (or host, LCI_EV_HOST_WAKE). */
     void (*post)(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
                  uint64_t b);
+    /* Schedules, at time and in its place seq among the events at that
+     * time, the doorbell event the host wrote without one (see the ring
+     * releases in lci_ni.h) once it turns out to matter. */
+    void (*post_written)(uint64_t time, uint64_t seq, uint16_t type,
+                         uint32_t node, uint32_t a);
     /* Whether work at time t may run right now instead of through an
      * event. */
     int (*can_run_now)(uint64_t t);
+    /* The running event's place among the events at its time (its seq):
+     * what the host wrote into NI memory without an event is seen in the
+     * order an event would have had.  UINT64_MAX where no such order
+     * exists (real time: what was written is there). */
+    uint64_t (*event_seq)(void);
     /* Adds work done without an event to the trace hash. */
     void (*trace)(uint64_t t, uint16_t type, uint32_t node);
     /* The host of node may have something to see at time. */

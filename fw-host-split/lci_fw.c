@@ -42,12 +42,55 @@ static uint32_t ring_space(const lci_ni_t *ni)
     return ni->ni_ring_limit - ni->ni_ring_prod;
 }
 
+/* The host's word grows: a release taken in late never lowers it. */
+static void ring_limit_raise(lci_ni_t *ni, uint32_t limit)
+{
+    if ((int32_t)(limit - ni->ni_ring_limit) > 0) {
+        ni->ni_ring_limit = limit;
+    }
+}
+
+/* Takes in the ring releases the host wrote that an event would have
+ * delivered by now: those before the firmware's place in the order of
+ * events (time, then seq). */
+static void ring_log_take(lci_ni_t *ni)
+{
+    while (ni->ring_log_count > 0) {
+        const lci_ring_release_t *r = &ni->ring_log[ni->ring_log_head];
+        if (r->time > ni->run_time ||
+            (r->time == ni->run_time && r->seq > ni->run_seq)) {
+            return;
+        }
+        ring_limit_raise(ni, r->limit);
+        ni->ring_log_head = (ni->ring_log_head + 1) % LCI_NI_RING_LOG;
+        ni->ring_log_count--;
+    }
+}
+
+/* The NI starts waiting for ring space: from now on each release the host
+ * writes matters when it lands, as the doorbell event it would have been,
+ * so the pending ones become those events, in their places. */
+static void ring_log_to_events(lci_ni_t *ni)
+{
+    for (; ni->ring_log_count > 0; ni->ring_log_count--) {
+        const lci_ring_release_t *r = &ni->ring_log[ni->ring_log_head];
+        lci_platform->post_written(r->time, r->seq, LCI_EV_RING_UPDATE,
+                                   ni->node, r->limit);
+        ni->ring_log_head = (ni->ring_log_head + 1) % LCI_NI_RING_LOG;
+    }
+}
+
 void lci_fw_deliver(lci_ni_t *ni, uint32_t buf)
 {
     (*lci_ni_refcnt(ni, buf))++;
     if (ni->dma_wait.count == 0 && ring_space(ni) > 0) {
         lci_hw_host_dma(ni, ni->now, buf, ni->ni_ring_prod++);
-    } else if (lci_ni_fifo_push(ni, &ni->dma_wait, buf) != 0) {
+        return;
+    }
+    if (ni->dma_wait.count == 0) {
+        ring_log_to_events(ni);
+    }
+    if (lci_ni_fifo_push(ni, &ni->dma_wait, buf) != 0) {
         lci_fw_fail(ni, LCI_FW_QUEUE_FULL, LCI_NI_Q_HOST_DMA, ni->dma_wait.cap,
                     0);
     }
@@ -494,6 +537,7 @@ static void fire_timer(void *arg, unsigned id)
 static int fw_step(lci_ni_t *ni)
 {
     const lci_profile_t *p = lci_prof();
+    ring_log_take(ni);
     drain_dma_wait(ni);
     if (ni->dma_count) {
         lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) + ni->dma_head;
@@ -539,6 +583,8 @@ static void fw_run(lci_ni_t *ni, uint64_t t)
 {
     uint64_t start = t > ni->cpu_free ? t : ni->cpu_free;
     ni->now = start;
+    ni->run_time = t; /* inside the event at t, even if busy until later */
+    ni->run_seq = lci_platform->event_seq();
     ni->fw_running = 1;
     for (;;) {
         uint64_t item_start = ni->now;
@@ -560,6 +606,9 @@ static void fw_run(lci_ni_t *ni, uint64_t t)
         }
         lci_platform->trace(next, LCI_EV_FW_RUN, ni->node);
         ni->now = next;
+        /* Where an event for it would run: after everything at next. */
+        ni->run_time = next;
+        ni->run_seq = UINT64_MAX;
     }
     ni->fw_running = 0;
     fw_schedule(ni, ni->cpu_free);
@@ -587,6 +636,13 @@ void lci_fw_on_run(const lci_event_t *ev)
     }
     ni->fw_sched_time = LCI_TIME_NONE;
     if (lci_hw_dead(ni->node, ev->time)) {
+        return;
+    }
+    if (ev->time < ni->cpu_free) {
+        /* The processor took other work since this run was posted and is
+         * busy past it: the work waits for it, behind every event before
+         * then (an arrival meanwhile comes first, by its priority). */
+        fw_schedule(ni, ni->cpu_free);
         return;
     }
     fw_run(ni, ev->time);
@@ -662,7 +718,7 @@ void lci_fw_on_doorbell(const lci_event_t *ev)
 void lci_fw_on_ring_update(const lci_event_t *ev)
 {
     lci_ni_t *ni = lci_world_ni(ev->node);
-    ni->ni_ring_limit = ev->a;
+    ring_limit_raise(ni, ev->a);
     if (ni->dma_wait.count) {
         kick(ni, ev->time);
     }

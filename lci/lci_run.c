@@ -777,7 +777,8 @@ int main(int argc, char **argv)
                         (unsigned long long)seg->events_by_type[t]);
             }
         }
-        fprintf(stderr, "\n");
+        fprintf(stderr, "; ring releases written without an event %llu\n",
+                (unsigned long long)seg->ring_logged);
     }
     return 0;
 }

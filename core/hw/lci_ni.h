@@ -81,6 +81,19 @@ typedef struct {
     uint32_t head, count;
 } lci_ni_fifo_t;
 
+/* The host's word for ring slots it has released, written by PIO: it
+ * lands in NI memory at time (the PCI write's latency), in the order of
+ * the simulation's events at that time (seq).  The firmware takes it in
+ * when it next looks at the ring's space, with no event. */
+typedef struct {
+    uint64_t time, seq;
+    uint32_t limit, reserved;
+} lci_ring_release_t;
+
+/* Releases written but not yet taken in; a host that writes more while
+ * they are pending rings the NI instead (an event). */
+#define LCI_NI_RING_LOG 8
+
 typedef struct lci_ni {
     /* ---- identity and layout (written at start-up) ---- */
     uint32_t node, nnodes;
@@ -100,8 +113,11 @@ typedef struct lci_ni {
     uint32_t ncmd;           /* command ring slots */
     uint32_t h_cmd_prod;     /* written by the host (PIO) */
     uint32_t ni_cmd_cons;    /* commands the NI has taken */
-    uint32_t ni_ring_limit;  /* host ring slots released (the host's word) */
+    uint32_t ni_ring_limit;  /* host ring slots released, as taken in */
     uint32_t h_intr_enabled; /* host asked for interrupts */
+    lci_ring_release_t ring_log[LCI_NI_RING_LOG]; /* written by the host */
+    uint32_t ring_log_head, ring_log_count;
+    uint64_t run_time, run_seq; /* the firmware's place among events */
 
     /* ---- NI -> host ---- */
     uint32_t ni_free_prod, h_free_cons; /* free-send ring indices */
@@ -151,6 +167,24 @@ typedef struct lci_ni {
 
     lci_counters_t counters;
 } lci_ni_t;
+
+/* The host writes a ring release into NI memory, landing at time; returns
+ * 0 if the log is full. */
+static inline int lci_ni_ring_log_put(struct lci_ni *ni, uint64_t time,
+                                      uint64_t seq, uint32_t limit)
+{
+    if (ni->ring_log_count == LCI_NI_RING_LOG) {
+        return 0;
+    }
+    lci_ring_release_t *r = &ni->ring_log[(ni->ring_log_head +
+                                           ni->ring_log_count) %
+                                          LCI_NI_RING_LOG];
+    r->time = time;
+    r->seq = seq;
+    r->limit = limit;
+    ni->ring_log_count++;
+    return 1;
+}
 
 /* Pointers into an NI's arena. */
 #define LCI_NI_AT(ni, off, type) ((type *)((char *)(ni) + (off)))

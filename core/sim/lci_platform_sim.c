@@ -30,6 +30,18 @@ static void sim_doorbell(lci_ni_t *ni, uint64_t at, uint16_t type, uint32_t a)
             return;
         }
     }
+    if (type == LCI_EV_RING_UPDATE && ni->dma_wait.count == 0) {
+        /* Released ring slots are a word in NI memory that the firmware
+         * reads when it next needs space; only an NI already waiting for
+         * space needs the doorbell.  The write takes the seq an event
+         * would have had, so ties at its time fall the same way. */
+        lci_seg_t *s = lci_seg();
+        if (lci_ni_ring_log_put(ni, at, s->next_seq, a)) {
+            s->next_seq++;
+            s->ring_logged++;
+            return;
+        }
+    }
     lci_sim_post(at, type, ni->node, a, 0);
 }
 
@@ -100,7 +112,9 @@ const lci_platform_ops_t lci_platform_sim = {
     .description = "deterministic simulation",
     .abi_version = LCI_PLATFORM_ABI_VERSION,
     .post = lci_sim_post,
+    .post_written = lci_sim_post_written,
     .can_run_now = lci_sim_can_run_now,
+    .event_seq = lci_sim_event_seq,
     .trace = lci_sim_trace,
     .wake = lci_sched_wake,
     .wake_arrival = lci_sched_wake, /* a polling host sees every arrival */

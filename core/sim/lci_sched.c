@@ -32,22 +32,35 @@ static void hand_turn(uint32_t self, uint32_t to)
 
 /* ---- event heap, ordered by (time, seq) ------------------------------ */
 
-void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
-                  uint64_t b)
+static void heap_insert(const lci_event_t *ev)
 {
     lci_seg_t *s = lci_seg();
     if (s->heap_count == s->heap_cap) {
-        lci_sched_fail((int)node, LCI_ERR_CONFIG,
+        lci_sched_fail((int)ev->node, LCI_ERR_CONFIG,
                        "the event queue is full (%llu events); run lci-run "
                        "with a larger --events",
                        (unsigned long long)s->heap_cap);
     }
-    lci_event_t ev = {.time = time, .seq = s->next_seq++, .type = type,
-                      .node = (uint16_t)node, .a = a, .b = b};
-    lci_event_heap_push(lci_world_heap(), &s->heap_count, &ev);
+    lci_event_heap_push(lci_world_heap(), &s->heap_count, ev);
     if (s->heap_count > s->heap_peak) {
         s->heap_peak = s->heap_count;
     }
+}
+
+void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
+                  uint64_t b)
+{
+    lci_event_t ev = {.time = time, .seq = lci_seg()->next_seq++,
+                      .type = type, .node = (uint16_t)node, .a = a, .b = b};
+    heap_insert(&ev);
+}
+
+void lci_sim_post_written(uint64_t time, uint64_t seq, uint16_t type,
+                          uint32_t node, uint32_t a)
+{
+    lci_event_t ev = {.time = time, .seq = seq, .type = type,
+                      .node = (uint16_t)node, .a = a};
+    heap_insert(&ev);
 }
 
 static lci_event_t heap_pop(void)
@@ -76,6 +89,11 @@ void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
     fnv_mix(&s->trace_hash, ((uint64_t)type << 32) | node);
 }
 
+uint64_t lci_sim_event_seq(void)
+{
+    return lci_seg()->event_seq;
+}
+
 int lci_sim_can_run_now(uint64_t t)
 {
     return t < lci_seg()->horizon && t < next_event_time();
@@ -87,6 +105,7 @@ static void run_one_event(uint64_t horizon)
     lci_seg_t *s = lci_seg();
     lci_event_t ev = heap_pop();
     s->events_run++;
+    s->event_seq = ev.seq;
     s->events_by_type[ev.type & 15]++;
     s->horizon = horizon;
     fnv_mix(&s->trace_hash, ev.time);
@@ -168,8 +187,11 @@ static void cluster_idle(uint32_t self)
     if (!any_idle && !any_waiting) {
         return; /* everyone finished */
     }
-    if (any_idle && s->events_run != s->events_at_idle) {
-        s->events_at_idle = s->events_run;
+    /* A ring release written without an event is progress all the same,
+     * as when it was one. */
+    uint64_t progress = s->events_run + s->ring_logged;
+    if (any_idle && progress != s->events_at_idle) {
+        s->events_at_idle = progress;
         for (uint32_t j = 0; j < s->cfg.nnodes; j++) {
             lci_host_shared_t *h = lci_world_host(j);
             if (h->status == LCI_HOST_IDLE) {

@@ -53,6 +53,11 @@ void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,
  * of through an event -- true when t precedes every pending event and
  * every host's next action. */
 int lci_sim_can_run_now(uint64_t t);
+/* An event in the place seq it took when written (lci_platform_ops_t). */
+void lci_sim_post_written(uint64_t time, uint64_t seq, uint16_t type,
+                          uint32_t node, uint32_t a);
+/* The seq of the event running (lci_platform_ops_t.event_seq). */
+uint64_t lci_sim_event_seq(void);
 
 /* Adds work done without an event to the trace hash. */
 void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node);

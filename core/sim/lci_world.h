@@ -99,7 +99,9 @@ typedef struct {
     char abort_msg[4096];
     uint64_t trace_hash;
     uint64_t events_run;
-    uint64_t events_at_idle; /* events_run when idle hosts were last woken */
+    uint64_t events_at_idle; /* progress when idle hosts were last woken */
+    uint64_t ring_logged;    /* ring releases written without an event */
+    uint64_t event_seq;      /* seq of the event running */
     uint64_t heap_count, heap_cap, next_seq;
     uint64_t heap_peak;
     uint64_t lookahead_ns;

@@ -104,6 +104,18 @@ static void fz_doorbell(struct lci_ni *ni, uint64_t at, uint16_t type,
     (void)a;
 }
 
+static void fz_post_written(uint64_t time, uint64_t seq, uint16_t type,
+                            uint32_t node, uint32_t a)
+{
+    (void)seq;
+    fz_post(time, type, node, a, 0);
+}
+
+static uint64_t fz_event_seq(void)
+{
+    return UINT64_MAX;
+}
+
 static uint64_t fz_now(uint32_t self)
 {
     (void)self;
@@ -144,7 +156,9 @@ static const lci_platform_ops_t fz_platform = {
     .description = "one NI's firmware, work items run at once",
     .abi_version = LCI_PLATFORM_ABI_VERSION,
     .post = fz_post,
+    .post_written = fz_post_written,
     .can_run_now = fz_can_run_now,
+    .event_seq = fz_event_seq,
     .trace = fz_trace,
     .wake = fz_wake,
     .wake_arrival = fz_wake,

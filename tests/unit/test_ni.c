@@ -9,11 +9,14 @@
 
 #include "lci_config.h"
 #include "lci_decomp.h"
+#include "lci_event_heap.h"
 #include "lci_fw.h"
 #include "lci_hw.h"
 #include "lci_ni.h"
 #include "lci_options.h"
 #include "lci_place.h"
+#include "lci_platform.h"
+#include "lci_sched.h"
 #include "lci_world.h"
 #include "unit_run.h"
 
@@ -323,6 +326,115 @@ static void closed_window_queues_and_returned_credits_drain_in_order(void)
     free(world_mem);
 }
 
+/* ---- ring releases: words in NI memory, read when needed ------------- */
+
+/* Takes the earliest pending event as the scheduler would run it. */
+static lci_event_t take_event(void)
+{
+    lci_seg_t *s = lci_seg();
+    CU_ASSERT_FATAL(s->heap_count > 0);
+    lci_event_t ev = lci_event_heap_pop(lci_world_heap(), &s->heap_count);
+    s->event_seq = ev.seq;
+    return ev;
+}
+
+/* Runs a doorbell event for node 0 at time t in place seq. */
+static void doorbell_event_at(uint64_t t, uint64_t seq)
+{
+    lci_event_t ev = {.time = t, .seq = seq, .type = LCI_EV_DOORBELL};
+    lci_seg()->event_seq = seq;
+    lci_fw_on_doorbell(&ev);
+}
+
+static void ring_release_waits_in_ni_memory_until_the_ni_needs_space(void)
+{
+    lci_ni_t *ni = two_node_world(4);
+    lci_seg_t *s = lci_seg();
+    ni->ni_ring_limit = ni->ni_ring_prod; /* the host ring is full */
+    uint32_t limit = ni->ni_ring_limit + 1;
+    /* The host frees a slot; its word lands at 1 us.  The NI waits for no
+     * space, so no event. */
+    lci_platform->doorbell(ni, 1000, LCI_EV_RING_UPDATE, limit);
+    CU_ASSERT_EQUAL(s->heap_count, 0);
+    CU_ASSERT_EQUAL(ni->ring_log_count, 1);
+    CU_ASSERT_EQUAL(s->ring_logged, 1);
+    /* At 0.5 us a packet must go up and finds no space: it waits, and the
+     * pending release becomes the event its doorbell would have been. */
+    ni->now = ni->run_time = 500;
+    ni->run_seq = s->next_seq++;
+    ni->fw_running = 1;
+    lci_fw_deliver(ni, ni->nsend);
+    ni->fw_running = 0;
+    CU_ASSERT_EQUAL(ni->dma_wait.count, 1);
+    CU_ASSERT_EQUAL(ni->ring_log_count, 0);
+    CU_ASSERT_EQUAL_FATAL(s->heap_count, 1);
+    lci_event_t ev = take_event();
+    CU_ASSERT_EQUAL(ev.type, LCI_EV_RING_UPDATE);
+    CU_ASSERT_EQUAL(ev.time, 1000);
+    CU_ASSERT_EQUAL(ev.a, limit);
+    /* At 1 us the slot is free: the packet's host DMA starts then, not at
+     * 0.5 us. */
+    lci_event_table[ev.type](&ev);
+    CU_ASSERT_EQUAL(ni->dma_wait.count, 0);
+    CU_ASSERT_EQUAL(ni->ni_ring_prod, limit);
+    CU_ASSERT(ni->hdma_free >= 1000 + (uint64_t)lci_prof()->ni_dma_setup_ns);
+    free(world_mem);
+}
+
+static void ring_release_is_seen_in_the_order_its_event_would_have_had(void)
+{
+    lci_ni_t *ni = two_node_world(4);
+    lci_seg_t *s = lci_seg();
+    uint32_t limit = ni->ni_ring_limit + 3;
+    s->next_seq = 100; /* as after a hundred events: room for earlier ones */
+    uint64_t seq = s->next_seq;
+    lci_platform->doorbell(ni, 2000, LCI_EV_RING_UPDATE, limit);
+    CU_ASSERT_EQUAL_FATAL(ni->ring_log_count, 1);
+    /* Firmware running before the word lands does not see it: earlier... */
+    doorbell_event_at(1999, seq + 1);
+    CU_ASSERT_EQUAL(ni->ring_log_count, 1);
+    /* ...or at the same time, in an event posted before the host wrote. */
+    doorbell_event_at(2000, seq - 1);
+    CU_ASSERT_EQUAL(ni->ring_log_count, 1);
+    CU_ASSERT_NOT_EQUAL(ni->ni_ring_limit, limit);
+    /* In an event after it, at that time, it does. */
+    doorbell_event_at(2000, seq + 1);
+    CU_ASSERT_EQUAL(ni->ring_log_count, 0);
+    CU_ASSERT_EQUAL(ni->ni_ring_limit, limit);
+    /* An older word taken in late never lowers what the NI knows. */
+    lci_event_t old = {.time = 2000, .seq = seq + 2,
+                       .type = LCI_EV_RING_UPDATE, .a = limit - 2};
+    lci_event_table[old.type](&old);
+    CU_ASSERT_EQUAL(ni->ni_ring_limit, limit);
+    free(world_mem);
+}
+
+/* A run posted for a time the processor has since become busy past must
+ * not do, inside that earlier event, work that belongs after the events
+ * in between: it waits for the processor. */
+static void firmware_run_waits_for_a_processor_busy_past_it(void)
+{
+    lci_ni_t *ni = two_node_world(4);
+    lci_seg_t *s = lci_seg();
+    uint32_t buf = ni->nsend; /* a receive buffer a transmission freed */
+    *lci_ni_refcnt(ni, buf) = 1;
+    lci_ni_fifo_push(ni, &ni->tx_freed, buf);
+    lci_platform->post(1000, LCI_EV_FW_RUN, 0, 0, 0);
+    ni->fw_sched_time = 1000;
+    ni->cpu_free = 3000; /* other work meanwhile, until 3 us */
+    lci_event_t ev = take_event();
+    lci_event_table[ev.type](&ev);
+    CU_ASSERT_EQUAL(ni->tx_freed.count, 1); /* nothing done at 1 us */
+    CU_ASSERT_EQUAL_FATAL(s->heap_count, 1);
+    ev = take_event();
+    CU_ASSERT_EQUAL(ev.type, LCI_EV_FW_RUN);
+    CU_ASSERT_EQUAL(ev.time, 3000);
+    lci_event_table[ev.type](&ev);
+    CU_ASSERT_EQUAL(ni->tx_freed.count, 0); /* done at 3 us */
+    CU_ASSERT_EQUAL(ni->cpu_free, 3000 + (uint64_t)lci_prof()->ni_credit_ns);
+    free(world_mem);
+}
+
 static void freed_buffers_ride_on_reverse_traffic_or_a_half_window_ack(void)
 {
     lci_ni_t *ni = two_node_world(8);
@@ -427,6 +539,12 @@ int main(void)
          freed_buffers_ride_on_reverse_traffic_or_a_half_window_ack},
         {"any_hardware_fault_stops_rx_no_and_delivers_nothing",
          any_hardware_fault_stops_rx_no_and_delivers_nothing},
+        {"ring_release_waits_in_ni_memory_until_the_ni_needs_space",
+         ring_release_waits_in_ni_memory_until_the_ni_needs_space},
+        {"ring_release_is_seen_in_the_order_its_event_would_have_had",
+         ring_release_is_seen_in_the_order_its_event_would_have_had},
+        {"firmware_run_waits_for_a_processor_busy_past_it",
+         firmware_run_waits_for_a_processor_busy_past_it},
     };
     /* These tests drive RX_no on rxno-mni: skip (77) in a build that
      * offers it neither built in nor as a module (configure --with-decomp). */
