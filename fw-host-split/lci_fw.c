@@ -579,12 +579,11 @@ static int fw_step(lci_ni_t *ni)
 /* Runs work items from time t on.  While the next item is ready before
  * any other pending event (and before any host can act), it runs at once:
  * the same order as posting an event for it, without the event. */
-static void fw_run(lci_ni_t *ni, uint64_t t)
+static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
 {
-    uint64_t start = t > ni->cpu_free ? t : ni->cpu_free;
-    ni->now = start;
-    ni->run_time = t; /* inside the event at t, even if busy until later */
-    ni->run_seq = lci_platform->event_seq();
+    ni->now = t; /* the processor is free by then (callers see to it) */
+    ni->run_time = t;
+    ni->run_seq = seq;
     ni->fw_running = 1;
     for (;;) {
         uint64_t item_start = ni->now;
@@ -622,7 +621,7 @@ static void kick(lci_ni_t *ni, uint64_t t)
         return; /* a dead NI does nothing, ever again */
     }
     if (!ni->fw_running && t >= ni->cpu_free && ni->fw_sched_time > t) {
-        fw_run(ni, t);
+        fw_run(ni, t, lci_platform->event_seq());
     } else {
         fw_schedule(ni, t);
     }
@@ -638,14 +637,20 @@ void lci_fw_on_run(const lci_event_t *ev)
     if (lci_hw_dead(ni->node, ev->time)) {
         return;
     }
-    if (ev->time < ni->cpu_free) {
-        /* The processor took other work since this run was posted and is
-         * busy past it: the work waits for it, behind every event before
-         * then (an arrival meanwhile comes first, by its priority). */
+    if (ev->time >= ni->cpu_free) {
+        fw_run(ni, ev->time, lci_platform->event_seq());
+        return;
+    }
+    /* The processor took other work since this run was posted and is busy
+     * past it: the work waits for it, behind every event before then (an
+     * arrival meanwhile comes first, by its priority).  If nothing can
+     * come first, that is now, as in fw_run's own loop. */
+    if (!lci_platform->can_run_now(ni->cpu_free)) {
         fw_schedule(ni, ni->cpu_free);
         return;
     }
-    fw_run(ni, ev->time);
+    lci_platform->trace(ni->cpu_free, LCI_EV_FW_RUN, ni->node);
+    fw_run(ni, ni->cpu_free, UINT64_MAX);
 }
 
 /* ---- from the hardware and the host ----------------------------------- */

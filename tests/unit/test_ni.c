@@ -422,6 +422,7 @@ static void firmware_run_waits_for_a_processor_busy_past_it(void)
     lci_platform->post(1000, LCI_EV_FW_RUN, 0, 0, 0);
     ni->fw_sched_time = 1000;
     ni->cpu_free = 3000; /* other work meanwhile, until 3 us */
+    s->horizon = 2000;   /* a host may act from 2 us on */
     lci_event_t ev = take_event();
     lci_event_table[ev.type](&ev);
     CU_ASSERT_EQUAL(ni->tx_freed.count, 1); /* nothing done at 1 us */
@@ -432,6 +433,21 @@ static void firmware_run_waits_for_a_processor_busy_past_it(void)
     lci_event_table[ev.type](&ev);
     CU_ASSERT_EQUAL(ni->tx_freed.count, 0); /* done at 3 us */
     CU_ASSERT_EQUAL(ni->cpu_free, 3000 + (uint64_t)lci_prof()->ni_credit_ns);
+    /* When nothing can come first (no event, no host before 5 us), the
+     * run does it at once, at the time the processor is free. */
+    lci_ni_fifo_push(ni, &ni->tx_freed, buf);
+    *lci_ni_refcnt(ni, buf) = 1;
+    lci_platform->post(3100, LCI_EV_FW_RUN, 0, 0, 0);
+    ni->fw_sched_time = 3100;
+    ni->cpu_free = 4000;
+    s->horizon = 5000;
+    ev = take_event();
+    lci_event_table[ev.type](&ev);
+    CU_ASSERT_EQUAL(ni->tx_freed.count, 0);
+    CU_ASSERT(ni->cpu_free >= 4000 + (uint64_t)lci_prof()->ni_credit_ns);
+    for (uint64_t i = 0; i < s->heap_count; i++) {
+        CU_ASSERT_NOT_EQUAL(lci_world_heap()[i].type, LCI_EV_FW_RUN);
+    }
     free(world_mem);
 }
 
