@@ -194,8 +194,12 @@ lci_status_t lci_host_wait_until(int (*cond)(void *arg), void *arg);
 /* Takes a send buffer, waiting if none is free. */
 lci_status_t lci_host_packet_get(lci_packet_t **packet_p, int wait);
 
-/* Posts a command to the NI (sets its arrival time, rings the doorbell if
- * needed, charges host_send_ns). */
+/* The next slot of the NI's command ring, cleared for the host to fill;
+ * nothing else may be posted before it (lci_host_post). */
+lci_cmd_t *lci_host_cmd_slot(void);
+
+/* Posts the command filled in the slot lci_host_cmd_slot gave (sets its
+ * arrival time, rings the doorbell if needed, charges host_send_ns). */
 void lci_host_post(lci_cmd_t *cmd);
 
 /* Posts a command for a filled send buffer. */

@@ -60,12 +60,11 @@ static void host_transmit(lci_env_t *env, uint32_t buf,
                           const lci_wire_hdr_t *hdr)
 {
     (void)env;
-    lci_cmd_t cmd;
-    memset(&cmd, 0, sizeof cmd);
-    lci_cmd_set_hdr(&cmd, hdr);
-    cmd.op = LCI_CMD_RAW;
-    cmd.buf = buf == LCI_BUF_NONE ? LCI_NONE : buf;
-    lci_host_post(&cmd);
+    lci_cmd_t *cmd = lci_host_cmd_slot();
+    lci_cmd_set_hdr(cmd, hdr);
+    cmd->op = LCI_CMD_RAW;
+    cmd->buf = buf == LCI_BUF_NONE ? LCI_NONE : buf;
+    lci_host_post(cmd);
 }
 
 static void host_hold(lci_env_t *env, uint32_t buf)
@@ -98,16 +97,15 @@ static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
         return;
     }
     forward_ctx_t *fwd = env->ctx;
-    lci_cmd_t cmd;
-    memset(&cmd, 0, sizeof cmd);
-    lci_cmd_set_hdr(&cmd, hdr);
-    cmd.op = LCI_CMD_FWD;
-    cmd.buf = buf;
-    cmd.shares = fwd ? fwd->shares : 1;
+    lci_cmd_t *cmd = lci_host_cmd_slot();
+    lci_cmd_set_hdr(cmd, hdr);
+    cmd->op = LCI_CMD_FWD;
+    cmd->buf = buf;
+    cmd->shares = fwd ? fwd->shares : 1;
     if (fwd) {
         fwd->shares = 0;
     }
-    lci_host_post(&cmd);
+    lci_host_post(cmd);
 }
 
 static void host_deliver(lci_env_t *env, uint32_t buf)
@@ -314,12 +312,11 @@ void lci_host_submit(lci_packet_t *packet, uint8_t type, uint16_t dst,
              * ones (the host holds the buffer until those are acked). */
             hdr.aux = lci_mcast_aux((uint32_t)g->self,
                                     lci_mcast_once_number(dst));
-            lci_cmd_t cmd;
-            memset(&cmd, 0, sizeof cmd);
-            lci_cmd_set_hdr(&cmd, &hdr);
-            cmd.op = LCI_CMD_EARLY;
-            cmd.buf = packet->buf;
-            lci_host_post(&cmd);
+            lci_cmd_t *cmd = lci_host_cmd_slot();
+            lci_cmd_set_hdr(cmd, &hdr);
+            cmd->op = LCI_CMD_EARLY;
+            cmd->buf = packet->buf;
+            lci_host_post(cmd);
         }
         host_hold(&env, packet->buf);
         lci_decomp_active->mc->ops.forward(&env, g, lci_ni_group_view(ni, g),

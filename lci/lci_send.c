@@ -236,28 +236,36 @@ lci_status_t lci_packet_free(lci_packet_t *packet)
 void lci_host_post_command(lci_packet_t *packet, uint8_t op, uint16_t dst,
                            size_t len, uint8_t flags)
 {
-    lci_cmd_t cmd;
-    memset(&cmd, 0, sizeof cmd);
-    cmd.buf = packet->buf;
-    cmd.len = (uint16_t)len;
-    cmd.dst = dst;
-    cmd.op = op;
-    cmd.flags = flags;
-    cmd.shares = 1;
-    cmd.ep = packet->ep;
-    cmd.src_ep = packet->src_ep;
+    lci_cmd_t *cmd = lci_host_cmd_slot();
+    cmd->buf = packet->buf;
+    cmd->len = (uint16_t)len;
+    cmd->dst = dst;
+    cmd->op = op;
+    cmd->flags = flags;
+    cmd->shares = 1;
+    cmd->ep = packet->ep;
+    cmd->src_ep = packet->src_ep;
     packet->in_use = 0;
-    lci_host_post(&cmd);
+    lci_host_post(cmd);
+}
+
+/* Written field by field, as PIO into NI memory would: a command built
+ * elsewhere and copied in whole was read back through store forwarding
+ * that fails on a record of mixed-width fields (tens of cycles a send). */
+lci_cmd_t *lci_host_cmd_slot(void)
+{
+    lci_ni_t *ni = lci_host->ni;
+    lci_cmd_t *cmd = lci_ni_cmd(ni, ni->h_cmd_prod);
+    memset(cmd, 0, sizeof *cmd);
+    return cmd;
 }
 
 void lci_host_post(lci_cmd_t *cmd)
 {
     lci_ni_t *ni = lci_host->ni;
     lci_host_charge("send", lci_host->prof->host_send_ns);
-    uint64_t arrives = lci_host->hs->clock + (uint64_t)lci_host->prof->host_doorbell_ns;
-    cmd->h_time = arrives;
-    /* Written by PIO into the NI's command ring. */
-    *lci_ni_cmd(ni, ni->h_cmd_prod) = *cmd;
+    cmd->h_time = lci_host->hs->clock +
+                  (uint64_t)lci_host->prof->host_doorbell_ns;
     ni->h_cmd_prod++;
     /* The doorbell reaches the NI after the PCI latency (at arrives);
      * the platform decides whether it needs an event. */
