@@ -12,7 +12,7 @@ void lci_hw_host_dma(lci_ni_t *ni, uint64_t now, uint32_t buf, uint32_t slot)
     uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
     uint64_t start = (now > ni->hdma_free ? now : ni->hdma_free) +
                      (uint64_t)p->ni_dma_setup_ns;
-    uint64_t end = start + (uint64_t)((double)bytes * 1000.0 / p->pci_mb_s + 0.5);
+    uint64_t end = start + lci_hw_transfer_ns(&ni->pci_memo, bytes, p->pci_mb_s);
     ni->hdma_free = end;
 
     /* The data lands in host memory now, but the descriptor says when it

@@ -94,6 +94,25 @@ typedef struct {
  * they are pending rings the NI instead (an event). */
 #define LCI_NI_RING_LOG 8
 
+/* A transfer's duration at one rate, remembered for its size. */
+typedef struct {
+    uint64_t bytes, ns;
+    double mb_per_s;
+} lci_hw_rate_memo_t;
+
+/* ns to move bytes at mb_per_s (1 MB/s is a byte a microsecond), rounded;
+ * the same value the division gives, without it for a repeated size. */
+static inline uint64_t lci_hw_transfer_ns(lci_hw_rate_memo_t *m, uint64_t bytes,
+                                          double mb_per_s)
+{
+    if (m->bytes != bytes || m->mb_per_s != mb_per_s) {
+        m->bytes = bytes;
+        m->mb_per_s = mb_per_s;
+        m->ns = (uint64_t)((double)bytes * 1000.0 / mb_per_s + 0.5);
+    }
+    return m->ns;
+}
+
 typedef struct lci_ni {
     /* ---- identity and layout (written at start-up) ---- */
     uint32_t node, nnodes;
@@ -149,6 +168,9 @@ typedef struct lci_ni {
     uint64_t fw_sched_time; /* the pending FW_RUN event, or LCI_TIME_NONE */
     uint32_t fw_running;    /* a firmware handler is running (no re-entry) */
     uint32_t hdma_inflight;
+    /* The last transfer time each engine computed: packets come in few
+     * sizes, and the division is on every packet's path. */
+    lci_hw_rate_memo_t link_memo, pci_memo;
     uint32_t reserved2;
 
     /* ---- interrupts ---- */

@@ -16,6 +16,7 @@
  * this a receiver that drops for lack of buffers, each NACK answered by a
  * whole window, fills the link queues faster than they drain.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "lci_crc.h"
@@ -184,12 +185,6 @@ static void tx_release(lci_ni_t *ni, uint32_t buf, uint64_t when)
     }
 }
 
-static uint64_t ns_for_bytes(uint64_t bytes, double mb_per_s)
-{
-    /* 1 MB/s is one byte per microsecond. */
-    return (uint64_t)((double)bytes * 1000.0 / mb_per_s + 0.5);
-}
-
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
@@ -216,8 +211,14 @@ uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
      * everything after the CRC field (0 on a link that cannot damage). */
     lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
     uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
-    hdr->link_seq = ++peer->link_tx;
+    /* The header is copied before the sequence number is stamped in it:
+     * a copy that reads back a store just made stalls (store forwarding
+     * fails on a narrow store inside a wide load). */
+    uint16_t link_seq = ++peer->link_tx;
     memcpy(pkt, hdr, sizeof *hdr);
+    memcpy(pkt + offsetof(lci_wire_hdr_t, link_seq), &link_seq,
+           sizeof link_seq);
+    hdr->link_seq = link_seq;
     if (hdr->len > 0) {
         memcpy(pkt + sizeof *hdr, payload, hdr->len);
     }
@@ -325,7 +326,7 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     /* Cut-through through one crossbar switch; the receiver's wire DMA
      * drains packets one at a time, and back-pressure holds the sender's
      * link until its packet has drained. */
-    uint64_t dur = ns_for_bytes(bytes, p->link_mb_s);
+    uint64_t dur = lci_hw_transfer_ns(&ni->link_memo, bytes, p->link_mb_s);
     uint64_t latency = (uint64_t)(p->switch_hop_ns + 2 * p->wire_ns);
     uint64_t start = max_u64(now, ni->tx_free) + (uint64_t)p->ni_dma_setup_ns;
     uint64_t rx_start = max_u64(start + latency, dst->rx_free);
