@@ -60,6 +60,7 @@ typedef struct {
     uint32_t half;      /* arrivals that force an explicit ack */
     uint32_t free_head; /* free slots, linked by next */
     uint32_t nslots;
+    uint32_t nacks_owed; /* peers with nack_owed set */
 } gbn_state_t;
 
 static gbn_peer_t *peer_at(gbn_state_t *st, uint32_t i)
@@ -279,6 +280,7 @@ static int gbn_accept(void *state, lci_env_t *env, uint32_t buf,
     }
     if (buf == LCI_BUF_NONE) {
         c->drops_nobuf++;
+        st->nacks_owed += !pr->nack_owed;
         pr->nack_owed = 1;
         pr->gap_nacked = 1; /* the NACK owed covers the gap this leaves */
         return 0;
@@ -310,19 +312,20 @@ static void gbn_released(void *state, lci_env_t *env, uint32_t peer)
 {
     gbn_state_t *st = state;
     uint32_t n = st->p.nnodes;
-    if (n == 0) {
-        return;
+    if (st->nacks_owed == 0) {
+        return; /* nobody was turned away: no scan of every peer */
     }
     /* Receive buffers are shared by all senders: a free one is a chance
      * for every sender we turned away.  The freed buffer's sender first. */
-    uint32_t first = peer < n ? peer : 0;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t pi = (first + k) % n;
+    uint32_t pi = peer < n ? peer : 0;
+    for (uint32_t k = 0; k < n && st->nacks_owed > 0; k++) {
         gbn_peer_t *pr = peer_at(st, pi);
         if (pr->nack_owed) {
             pr->nack_owed = 0;
+            st->nacks_owed--;
             send_control(st, env, pi, LCI_PKT_NACK);
         }
+        pi = pi + 1 == n ? 0 : pi + 1;
     }
 }
 
