@@ -156,21 +156,42 @@ static uint64_t lci_tw_tick_of(const lci_timer_wheel_t *w, uint32_t id)
     return w->entries[id].expiry_ns / w->tick_ns;
 }
 
-/* Earliest tick of any timer on the wheel proper, or UINT64_MAX. */
-static uint64_t lci_tw_next_wheel_tick(const lci_timer_wheel_t *w)
+/* The timer of the wheel proper with the earliest expiry, or LCI_TW_NIL.
+ * Slots are visited from the current tick's on, in tick order: the first
+ * head due within one turn of the wheel is the earliest of all (every
+ * timer has tick >= cur_tick, and one of an earlier tick would sit in a
+ * slot visited before, whose head is no later than it).  Only heads of
+ * later turns make the visit go on. */
+static uint32_t lci_tw_earliest(const lci_timer_wheel_t *w)
 {
     const uint32_t *heads = lci_tw_heads_const(w);
-    uint64_t best = UINT64_MAX;
+    uint32_t start = (uint32_t)(w->cur_tick % w->nslots);
+    uint64_t turn_end = w->cur_tick + w->nslots;
+    uint32_t best = LCI_TW_NIL;
 
-    for (uint32_t s = lci_tw_next_occupied(w, 0); s < w->nslots;
-         s = lci_tw_next_occupied(w, s + 1)) {
-        uint64_t t = lci_tw_tick_of(w, heads[s]);
-
-        if (t < best) {
-            best = t;
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        uint32_t from = pass == 0 ? start : 0;
+        uint32_t to = pass == 0 ? w->nslots : start;
+        for (uint32_t s = lci_tw_next_occupied(w, from); s < to;
+             s = lci_tw_next_occupied(w, s + 1)) {
+            uint32_t id = heads[s];
+            if (best == LCI_TW_NIL ||
+                lci_tw_before(w, id, w->entries[best].expiry_ns, best)) {
+                best = id;
+            }
+            if (lci_tw_tick_of(w, id) < turn_end) {
+                return best;
+            }
         }
     }
     return best;
+}
+
+/* Earliest tick of any timer on the wheel proper, or UINT64_MAX. */
+static uint64_t lci_tw_next_wheel_tick(const lci_timer_wheel_t *w)
+{
+    uint32_t id = lci_tw_earliest(w);
+    return id == LCI_TW_NIL ? UINT64_MAX : lci_tw_tick_of(w, id);
 }
 
 size_t lci_timer_wheel_size(unsigned ntimers, unsigned nslots)
@@ -379,17 +400,14 @@ uint64_t lci_timer_wheel_next_expiry(lci_timer_wheel_t *wheel)
     if (wheel->next_known) {
         return wheel->next_expiry;
     }
-    const uint32_t *heads = lci_tw_heads_const(wheel);
     uint64_t best = UINT64_MAX;
 
     if (wheel->overdue_head != LCI_TW_NIL) {
         best = wheel->entries[wheel->overdue_head].expiry_ns;
     }
-    for (uint32_t s = lci_tw_next_occupied(wheel, 0); s < wheel->nslots;
-         s = lci_tw_next_occupied(wheel, s + 1)) {
-        if (wheel->entries[heads[s]].expiry_ns < best) {
-            best = wheel->entries[heads[s]].expiry_ns;
-        }
+    uint32_t id = lci_tw_earliest(wheel);
+    if (id != LCI_TW_NIL && wheel->entries[id].expiry_ns < best) {
+        best = wheel->entries[id].expiry_ns;
     }
     wheel->next_expiry = best;
     wheel->next_known = 1;
