@@ -131,6 +131,12 @@ lci_status_t lci_packet_free(lci_packet_t *packet);
  * LCI afterwards, even if an error is returned. */
 lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len);
 
+/* Takes a send buffer, gathers the n pieces into it and sends them to node
+ * dest: lci_packet_alloc(), lci_packet_writev() at offset 0 and lci_send()
+ * of their total length, in one call (and at the same costs).  On an error
+ * nothing is sent and no buffer is kept. */
+lci_status_t lci_sendv(int dest, const struct iovec *pieces, int n);
+
 /* A multicast group: a set of nodes that all create it with the same
  * members in the same order of creation.  Group 0 is every node. */
 typedef struct lci_group lci_group_t;

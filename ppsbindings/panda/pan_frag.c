@@ -12,14 +12,12 @@
 
 #include "pan_internal.h"
 
-/* Fills one packet with hdr and the next n bytes of msg, starting at
- * piece *iov_p, offset *off_p within it, in one gather write: the header
- * and at most every piece of msg. */
-static lci_status_t fill(lci_packet_t *p, const pan_wire_hdr_t *hdr,
-                         const pan_msg_t *msg, int *iov_p, size_t *off_p,
-                         size_t n)
+/* The gather list of one packet: hdr and the next n bytes of msg, starting
+ * at piece *iov_p, offset *off_p within it (the header and at most every
+ * piece of msg: PAN_MSG_MAX_IOV + 1 entries).  Returns its length. */
+static int gather(struct iovec *v, const pan_wire_hdr_t *hdr,
+                  const pan_msg_t *msg, int *iov_p, size_t *off_p, size_t n)
 {
-    struct iovec v[PAN_MSG_MAX_IOV + 1];
     v[0].iov_base = (void *)hdr;
     v[0].iov_len = sizeof *hdr;
     int nv = 1;
@@ -40,7 +38,24 @@ static lci_status_t fill(lci_packet_t *p, const pan_wire_hdr_t *hdr,
             *off_p = 0;
         }
     }
-    return lci_packet_writev(p, 0, v, nv);
+    return nv;
+}
+
+/* One packet of a broadcast: the buffer, its contents, the broadcast. */
+static lci_status_t broadcast_packet(const struct iovec *v, int nv,
+                                     size_t len)
+{
+    lci_packet_t *p;
+    lci_status_t st = lci_packet_alloc(&p);
+    if (st != LCI_OK) {
+        return st;
+    }
+    st = lci_packet_writev(p, 0, v, nv);
+    if (st != LCI_OK) {
+        lci_packet_free(p);
+        return st;
+    }
+    return lci_broadcast(p, len);
 }
 
 /* Sends msg as packets to dest, or to every other node when dest < 0. */
@@ -58,18 +73,10 @@ static int send_packets(int dest, const pan_wire_hdr_t *hdr0,
             n = pan->frag_cap;
         }
         hdr.first = sent == 0;
-        lci_packet_t *p;
-        lci_status_t st = lci_packet_alloc(&p);
-        if (st != LCI_OK) {
-            return pan_lci_error(st, "Panda send");
-        }
-        st = fill(p, &hdr, msg, &iov, &off, n);
-        if (st != LCI_OK) {
-            lci_packet_free(p);
-            return pan_lci_error(st, "Panda send");
-        }
-        size_t len = sizeof hdr + n;
-        st = dest >= 0 ? lci_send(p, dest, len) : lci_broadcast(p, len);
+        struct iovec v[PAN_MSG_MAX_IOV + 1];
+        int nv = gather(v, &hdr, msg, &iov, &off, n);
+        lci_status_t st = dest >= 0 ? lci_sendv(dest, v, nv)
+                                    : broadcast_packet(v, nv, sizeof hdr + n);
         if (st != LCI_OK) {
             return pan_lci_error(st, "Panda send");
         }

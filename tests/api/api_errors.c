@@ -6,7 +6,7 @@
  * A two-node program.  Before lci_init, every node records what the API
  * answers (LCI_ERR_STATE everywhere).  Node 0 then runs a CUnit suite of
  * misuse cases (bad ranks, sizes, NULL pointers, F&A variables, groups,
- * status texts) while node 1 waits in lci_barrier, counting the two valid
+ * status texts) while node 1 waits in lci_barrier, counting the three valid
  * boundary packets node 0 sends it.  After lci_finalize both nodes check
  * that the API answers LCI_ERR_STATE again.  Exit status 0 iff all passed.
  *
@@ -388,6 +388,33 @@ static void test_sends_of_exactly_capacity_and_zero_bytes_succeed(void)
     free(buf);
 }
 
+/* lci_sendv checks everything before it takes a buffer: a refused call
+ * sends nothing and keeps nothing (node 1 counts what arrives). */
+static void test_sendv_refuses_bad_calls_and_sends_the_pieces_in_order(void)
+{
+    size_t cap = lci_packet_capacity();
+    char *buf = calloc(cap + 1, 1);
+
+    CU_ASSERT_PTR_NOT_NULL_FATAL(buf);
+    struct iovec over[2] = {{buf, cap}, {buf, 1}};
+    struct iovec nobase[1] = {{NULL, 1}};
+    struct iovec two[2] = {{"ab", 2}, {"cde", 3}};
+    EXPECT_ST(lci_sendv(-1, two, 2), LCI_ERR_RANK);
+    EXPECT_ST(lci_sendv(lci_size(), two, 2), LCI_ERR_RANK);
+    EXPECT_ST(lci_sendv(1, over, 2), LCI_ERR_SIZE);
+    EXPECT_ST(lci_sendv(1, nobase, 1), LCI_ERR_INVAL);
+    EXPECT_ST(lci_sendv(1, NULL, 1), LCI_ERR_INVAL);
+    EXPECT_ST(lci_sendv(1, two, -1), LCI_ERR_INVAL);
+    for (int i = 0; i < 2000; i++) { /* no buffer kept by a refusal */
+        if (lci_sendv(1, over, 2) != LCI_ERR_SIZE) {
+            CU_FAIL("lci_sendv over capacity did not return LCI_ERR_SIZE");
+            break;
+        }
+    }
+    EXPECT_ST(lci_sendv(1, two, 2), LCI_OK); /* node 1 checks "abcde" */
+    free(buf);
+}
+
 /* ---- fetch-and-add -------------------------------------------------- */
 
 static void test_fetch_add_on_missing_variable_returns_err_inval(void)
@@ -508,13 +535,17 @@ static void test_calls_after_finalize_return_err_state(void)
 /* ---- node 1 --------------------------------------------------------- */
 
 static uint64_t node1_received;
-static size_t node1_lens[2];
+static size_t node1_lens[3];
+static char node1_third[8]; /* the lci_sendv packet's bytes */
 
 static lci_upcall_result_t node1_upcall(lci_rpacket_t *p, void *arg)
 {
     (void)arg;
-    if (node1_received < 2) {
+    if (node1_received < 3) {
         node1_lens[node1_received] = p->len;
+    }
+    if (node1_received == 2 && p->len < sizeof node1_third) {
+        memcpy(node1_third, p->data, p->len);
     }
     node1_received++;
     return LCI_UPCALL_RELEASE;
@@ -524,20 +555,21 @@ static int run_node1(void)
 {
     expect_plain(lci_upcall_set(node1_upcall, NULL), LCI_OK, "lci_upcall_set");
     expect_plain(lci_barrier(), LCI_OK, "lci_barrier");
-    while (node1_received < 2) {
+    while (node1_received < 3) {
         int n = lci_poll_wait();
         if (n < 0) {
-            expect_plain(n, LCI_OK, "lci_poll_wait for node 0's 2 packets");
+            expect_plain(n, LCI_OK, "lci_poll_wait for node 0's 3 packets");
             break;
         }
     }
-    if (node1_received != 2 || node1_lens[0] != lci_packet_capacity() ||
-        node1_lens[1] != 0) {
+    if (node1_received != 3 || node1_lens[0] != lci_packet_capacity() ||
+        node1_lens[1] != 0 || node1_lens[2] != 5 ||
+        strcmp(node1_third, "abcde") != 0) {
         fprintf(stderr,
-                "api_errors: node 1: expected 2 packets of %zu and 0 bytes, "
-                "got %" PRIu64 " (%zu, %zu)\n",
+                "api_errors: node 1: expected packets of %zu, 0 and 5 bytes "
+                "(\"abcde\"), got %" PRIu64 " (%zu, %zu, %zu: \"%s\")\n",
                 lci_packet_capacity(), node1_received, node1_lens[0],
-                node1_lens[1]);
+                node1_lens[1], node1_lens[2], node1_third);
         api_failures++;
     }
     if (group_of_node1 != NULL) {
@@ -585,6 +617,8 @@ static const struct api_test suite_running[] = {
      test_failed_sends_do_not_leak_send_buffers},
     {"sends_of_exactly_capacity_and_zero_bytes_succeed",
      test_sends_of_exactly_capacity_and_zero_bytes_succeed},
+    {"sendv_refuses_bad_calls_and_sends_the_pieces_in_order",
+     test_sendv_refuses_bad_calls_and_sends_the_pieces_in_order},
     {"fetch_add_on_missing_variable_returns_ERR_INVAL",
      test_fetch_add_on_missing_variable_returns_err_inval},
     {"fetch_add_on_rank_out_of_range_returns_ERR_RANK",

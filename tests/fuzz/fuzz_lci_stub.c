@@ -177,6 +177,21 @@ lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
     return LCI_OK;
 }
 
+lci_status_t lci_sendv(int dest, const struct iovec *pieces, int n)
+{
+    lci_packet_t *packet;
+    lci_status_t st = lci_packet_alloc(&packet);
+    if (st == LCI_OK) {
+        size_t len = 0;
+        for (int i = 0; i < n; i++) {
+            len += pieces[i].iov_len;
+        }
+        lci_packet_writev(packet, 0, pieces, n);
+        st = lci_send(packet, dest, len);
+    }
+    return st;
+}
+
 lci_status_t lci_broadcast(lci_packet_t *packet, size_t len)
 {
     return lci_send(packet, 0, len);
