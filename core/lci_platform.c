@@ -47,6 +47,7 @@ static int complete(const lci_platform_ops_t *p)
            p->trace &&
            p->wake && p->wake_arrival && p->transmit && p->attach &&
            p->start && p->sync && p->wait && p->exit && p->doorbell &&
+           p->send_buffer_reused &&
            p->enter && p->leave && p->now && p->charge && p->compute &&
            p->stall && p->die && p->failed;
 }

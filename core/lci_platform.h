@@ -21,8 +21,8 @@
  *     hardware): post, post_written, can_run_now, event_seq, trace, wake,
  *     wake_arrival, transmit;
  *   - the host's side, called by the host library around its own work:
- *     start, sync, wait, exit, doorbell, enter, leave, now, charge,
- *     compute, stall, die, failed.
+ *     start, sync, wait, exit, doorbell, send_buffer_reused, enter, leave,
+ *     now, charge, compute, stall, die, failed.
  * Every slot is filled in both tables (an operation that has nothing to do
  * on a platform is an empty function, never NULL); lci_platform_select
  * checks it.
@@ -102,6 +102,9 @@ typedef struct lci_platform_ops {
      * _INTR_ENABLE, argument a); the PCI write lands at time at. */
     void (*doorbell)(struct lci_ni *ni, uint64_t at, uint16_t type,
                      uint32_t a);
+    /* The host takes send buffer buf to write it again (the simulated
+     * wire may still read a payload from it: it takes its copy first). */
+    void (*send_buffer_reused)(struct lci_ni *ni, uint32_t buf);
     /* The host enters and leaves the library (the outermost call). */
     void (*enter)(uint32_t self);
     void (*leave)(uint32_t self);

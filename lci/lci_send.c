@@ -24,6 +24,7 @@ static uint64_t try_take(lci_packet_t **packet_p)
     } else {
         return LCI_TIME_INF;
     }
+    lci_platform->send_buffer_reused(ni, buf);
     lci_host->packets[buf].in_use = 1;
     lci_host->packets[buf].ep = 0; /* the default endpoint, unless told */
     lci_host->packets[buf].src_ep = 0;

@@ -64,6 +64,20 @@ uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
                          uint32_t bytes, int crc_on, lci_wire_hdr_t *hdr_p,
                          uint32_t *buf_p);
 
+/* The same for a packet whose header is at pkt and payload at payload
+ * (bytes in all; no CRC check: a wire that may damage carries whole
+ * packets). */
+uint32_t lci_hw_rx_frame_from(lci_ni_t *ni, uint64_t now,
+                              const unsigned char *pkt,
+                              const unsigned char *payload, uint32_t bytes,
+                              int crc_on, lci_wire_hdr_t *hdr_p,
+                              uint32_t *buf_p);
+
+/* The host is about to write send buffer buf of its NI again: packets on
+ * the simulated wire still reading their payload from it take their copy
+ * now. */
+void lci_hw_send_buffer_reused(lci_ni_t *ni, uint32_t buf);
+
 /* Copies buffer buf into the host receive ring slot `slot` by DMA, starting
  * no earlier than now; the firmware hears of the completion through
  * the sink's host_dma_started (lci_hw_sink.h). */

@@ -30,10 +30,12 @@ typedef struct {
     uint32_t src;
     uint32_t bytes;
     uint32_t buf;    /* the NI buffer it was sent from, or LCI_NONE */
-    uint32_t reserved;
+    uint32_t by_ref; /* the payload is still read from send buffer buf */
     uint64_t start;  /* when its transmission begins; 0 once it is gone */
     uint64_t tx_end; /* when the sender's link is done with it */
-    /* header and payload follow */
+    uint32_t next_ref; /* the next slot reading from the same buffer */
+    uint32_t reserved[3];
+    /* header and payload follow (the payload only when not by_ref) */
 } wire_slot_t;
 
 _Static_assert(sizeof(wire_slot_t) == LCI_WIRE_SLOT_HEAD,
@@ -51,10 +53,67 @@ static uint32_t *wire_free_stack(void)
     return (uint32_t *)(lci_world.base + lci_seg()->off_wire_free);
 }
 
+/* ---- payloads by reference ------------------------------------------
+ *
+ * A cut-through network holds no copy of a packet: its bytes go from the
+ * sender's buffer to the receiver's.  The simulator's wire slot needs the
+ * header (the link queue and the merging read it), but the payload can
+ * stay in the sender's send buffer until the arrival copies it into a
+ * receive buffer, unless the host writes that buffer again first: then
+ * the slots still reading it get their copy (lci_hw_send_buffer_reused).
+ * Each send buffer has a list of such slots.  A wire that may damage a
+ * packet (corrupt=) carries whole copies, since the damage is done to
+ * the bytes in flight. */
+
+static uint32_t *on_wire_head(uint32_t node, uint32_t buf)
+{
+    lci_seg_t *s = lci_seg();
+    return (uint32_t *)(lci_world.base + s->off_on_wire) +
+           (uint64_t)node * s->cfg.nsend + buf;
+}
+
+static void by_ref_link(uint32_t idx)
+{
+    wire_slot_t *ws = wire_slot(idx);
+    uint32_t *head = on_wire_head(ws->src, ws->buf);
+    ws->by_ref = 1;
+    ws->next_ref = *head;
+    *head = idx;
+}
+
+static void by_ref_unlink(uint32_t idx)
+{
+    wire_slot_t *ws = wire_slot(idx);
+    uint32_t *at = on_wire_head(ws->src, ws->buf);
+    while (*at != idx) { /* a list of one or two: the buffer's sends */
+        at = &wire_slot(*at)->next_ref;
+    }
+    *at = ws->next_ref;
+    ws->by_ref = 0;
+}
+
+void lci_hw_send_buffer_reused(lci_ni_t *ni, uint32_t buf)
+{
+    uint32_t *head = on_wire_head(ni->node, buf);
+    const char *payload = lci_ni_buf(ni, buf) + sizeof(lci_wire_hdr_t);
+    for (uint32_t idx = *head; idx != UINT32_MAX;) {
+        wire_slot_t *ws = wire_slot(idx);
+        memcpy((char *)(ws + 1) + sizeof(lci_wire_hdr_t), payload,
+               ws->bytes - sizeof(lci_wire_hdr_t));
+        ws->by_ref = 0;
+        idx = ws->next_ref;
+    }
+    *head = UINT32_MAX;
+}
+
 static void wire_slot_free(uint32_t idx)
 {
     lci_seg_t *s = lci_seg();
-    wire_slot(idx)->start = 0; /* no longer waiting for the link */
+    wire_slot_t *ws = wire_slot(idx);
+    if (ws->by_ref) {
+        by_ref_unlink(idx);
+    }
+    ws->start = 0; /* no longer waiting for the link */
     wire_free_stack()[s->wire_free_count++] = idx;
 }
 
@@ -204,21 +263,30 @@ static double fault_uniform(uint64_t seed, uint64_t n)
     return (double)(fault_random(seed, n) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* The link hardware's header: the packet's, with a per-destination
+ * sequence number, and no CRC yet. */
+static void frame_header(lci_ni_t *ni, lci_wire_hdr_t *hdr, unsigned char *pkt)
+{
+    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
+    /* The header is copied before the sequence number is stamped in it:
+     * a copy that reads back a store just made stalls (store forwarding
+     * fails on a narrow store inside a wide load). */
+    uint16_t link_seq = ++peer->link_tx;
+    uint32_t no_crc = 0;
+    memcpy(pkt, hdr, sizeof *hdr);
+    memcpy(pkt + offsetof(lci_wire_hdr_t, link_seq), &link_seq,
+           sizeof link_seq);
+    memcpy(pkt, &no_crc, sizeof no_crc);
+    hdr->link_seq = link_seq;
+}
+
 uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
                       unsigned char *pkt, int crc_on)
 {
     /* Link hardware: a per-destination sequence number, then the CRC over
      * everything after the CRC field (0 on a link that cannot damage). */
-    lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
     uint32_t bytes = (uint32_t)sizeof *hdr + hdr->len;
-    /* The header is copied before the sequence number is stamped in it:
-     * a copy that reads back a store just made stalls (store forwarding
-     * fails on a narrow store inside a wide load). */
-    uint16_t link_seq = ++peer->link_tx;
-    memcpy(pkt, hdr, sizeof *hdr);
-    memcpy(pkt + offsetof(lci_wire_hdr_t, link_seq), &link_seq,
-           sizeof link_seq);
-    hdr->link_seq = link_seq;
+    frame_header(ni, hdr, pkt);
     if (hdr->len > 0) {
         memcpy(pkt + sizeof *hdr, payload, hdr->len);
     }
@@ -346,7 +414,13 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     ws->buf = buf;
     ws->start = start;
     ws->tx_end = ni->tx_free;
-    lci_hw_frame(ni, hdr, payload, pkt, sim_crc_on());
+    if (buf < ni->nsend && hdr->len > 0 && !sim_crc_on()) {
+        frame_header(ni, hdr, pkt); /* the payload stays in buf */
+        by_ref_link(idx);
+    } else {
+        ws->by_ref = 0;
+        lci_hw_frame(ni, hdr, payload, pkt, sim_crc_on());
+    }
 
     uint64_t n = s->packets_on_wire++;
     unsigned fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now,
@@ -363,8 +437,12 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
         /* The same bytes once more, right behind the first copy. */
         count_fault();
         uint32_t twin = wire_free_stack()[--s->wire_free_count];
-        memcpy(wire_slot(twin), ws, sizeof *ws + bytes);
+        memcpy(wire_slot(twin), ws,
+               sizeof *ws + (ws->by_ref ? sizeof *hdr : bytes));
         wire_slot(twin)->start = 0; /* the copy is never merged into */
+        if (ws->by_ref) {
+            by_ref_link(twin);
+        }
         dst->rx_free = rx_end + dur;
         lci_platform->post(rx_end + dur, LCI_EV_WIRE_ARRIVE, hdr->dst, twin, 0);
     }
@@ -373,6 +451,16 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
 uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
                          uint32_t bytes, int crc_on, lci_wire_hdr_t *hdr_p,
                          uint32_t *buf_p)
+{
+    return lci_hw_rx_frame_from(ni, now, pkt, NULL, bytes, crc_on, hdr_p,
+                                buf_p);
+}
+
+uint32_t lci_hw_rx_frame_from(lci_ni_t *ni, uint64_t now,
+                              const unsigned char *pkt,
+                              const unsigned char *payload, uint32_t bytes,
+                              int crc_on, lci_wire_hdr_t *hdr_p,
+                              uint32_t *buf_p)
 {
     lci_seg_t *s = lci_seg();
     lci_wire_hdr_t hdr;
@@ -426,7 +514,13 @@ uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
     if (status != LCI_HW_CRC && wants_buffer) {
         buf = lci_ni_stack_pop(ni, &ni->recv_free);
         if (buf != LCI_NONE) {
-            memcpy(lci_ni_buf(ni, buf), pkt, sizeof hdr + hdr.len);
+            char *to = lci_ni_buf(ni, buf);
+            if (payload == NULL) {
+                memcpy(to, pkt, sizeof hdr + hdr.len);
+            } else {
+                memcpy(to, pkt, sizeof hdr);
+                memcpy(to + sizeof hdr, payload, hdr.len);
+            }
             *lci_ni_refcnt(ni, buf) = 1;
         }
     }
@@ -445,9 +539,16 @@ void lci_hw_on_wire_arrive(const lci_event_t *ev)
     }
     lci_wire_hdr_t hdr;
     uint32_t buf;
-    uint32_t status = lci_hw_rx_frame(ni, ev->time,
-                                      (const unsigned char *)(ws + 1),
-                                      ws->bytes, sim_crc_on(), &hdr, &buf);
+    const unsigned char *payload = NULL;
+    if (ws->by_ref) {
+        payload = (const unsigned char *)lci_ni_buf(lci_world_ni(ws->src),
+                                                    ws->buf) +
+                  sizeof hdr;
+    }
+    uint32_t status = lci_hw_rx_frame_from(ni, ev->time,
+                                           (const unsigned char *)(ws + 1),
+                                           payload, ws->bytes, sim_crc_on(),
+                                           &hdr, &buf);
     uint32_t link_src = ws->src;
     wire_slot_free(ev->a);
     ni->counters.pkts_recv++;

@@ -125,6 +125,7 @@ const lci_platform_ops_t lci_platform_sim = {
     .wait = lci_sched_wait,
     .exit = lci_sched_exit,
     .doorbell = sim_doorbell,
+    .send_buffer_reused = lci_hw_send_buffer_reused,
     .enter = sim_enter,
     .leave = sim_leave,
     .now = sim_now,

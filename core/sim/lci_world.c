@@ -14,7 +14,7 @@ lci_world_t lci_world;
 
 typedef struct {
     uint64_t ready, hosts, heap, sram, rings, pools, pool_free, wire, wire_free,
-        tx_waiting, total;
+        tx_waiting, on_wire, total;
     uint64_t ring_slot, wire_slot, nwire, pool_buf, pool_free_stride;
 } seg_layout_t;
 
@@ -51,8 +51,9 @@ static seg_layout_t layout(const lci_config_t *cfg, uint64_t events)
     l.wire = round_up(l.pool_free + n * l.pool_free_stride, 4096);
     l.wire_free = round_up(l.wire + l.nwire * l.wire_slot, 4096);
     l.tx_waiting = round_up(l.wire_free + l.nwire * 4, 4096);
-    l.total = round_up(l.tx_waiting + n * LCI_TX_WAITING_PER_NODE(cfg) * 4,
-                       4096);
+    l.on_wire = round_up(l.tx_waiting + n * LCI_TX_WAITING_PER_NODE(cfg) * 4,
+                         4096);
+    l.total = round_up(l.on_wire + n * cfg->nsend * 4, 4096);
     return l;
 }
 
@@ -157,6 +158,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
     s->pool_free_stride = l.pool_free_stride;
     s->off_wire_free = l.wire_free;
     s->off_tx_waiting = l.tx_waiting;
+    s->off_on_wire = l.on_wire;
     s->sram_stride = round_up(cfg->sram_bytes, 4096);
     s->ring_stride = cfg->nring * l.ring_slot;
     s->ring_slot_bytes = l.ring_slot;
@@ -190,6 +192,10 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
         stack[i] = s->nwire - 1 - i;
     }
     s->wire_free_count = s->nwire;
+    uint32_t *on_wire = (uint32_t *)((char *)base + s->off_on_wire);
+    for (uint64_t i = 0; i < cfg->nnodes * cfg->nsend; i++) {
+        on_wire[i] = UINT32_MAX; /* no packet reads from a buffer yet */
+    }
     uint32_t *waiting = (uint32_t *)((char *)base + s->off_tx_waiting);
     uint64_t nwaiting = cfg->nnodes * LCI_TX_WAITING_PER_NODE(cfg);
     for (uint64_t i = 0; i < nwaiting; i++) {

@@ -21,10 +21,10 @@
 #include "lci_profile.h"
 
 #define LCI_SEG_MAGIC 0x4c4349534547ULL /* "LCISEG" */
-#define LCI_SEG_VERSION 6
+#define LCI_SEG_VERSION 7
 
 /* A wire slot's bytes before the packet (core/hw/lci_wire.c). */
-#define LCI_WIRE_SLOT_HEAD 32
+#define LCI_WIRE_SLOT_HEAD 48
 /* Entries of a node's tx-waiting index: LCI_BUF_MAX_SENDS per buffer, then
  * one ack and one NACK per peer. */
 #define LCI_TX_WAITING_PER_NODE(cfg)                                          \
@@ -123,6 +123,9 @@ typedef struct {
     uint64_t off_tx_waiting; /* per node: the wire slot of each buffer's,
                                 and each ack's and NACK's per peer, last
                                 transmission (uint32_t; core/hw/lci_wire.c) */
+    uint64_t off_on_wire;    /* per node and send buffer: the first wire
+                                slot whose payload is still read from that
+                                buffer (uint32_t; core/hw/lci_wire.c) */
     uint64_t off_pools, off_pool_free;
     uint64_t sram_stride, ring_stride, ring_slot_bytes, wire_slot_bytes;
     uint64_t pool_stride, pool_buf_bytes, pool_free_stride;

@@ -60,6 +60,23 @@ static void test_alltoall_7_nodes_with_interrupts_delivers_everything(void)
     check_prog(ALLTOALL, "7", "50", "--intr");
 }
 
+/* With two send buffers the host writes a buffer again while the packet
+ * sent from it is still on the simulated wire, whose slot reads the
+ * payload from the buffer until it arrives: it must take its copy first
+ * (the program checks every payload byte). */
+static void test_alltoall_with_two_send_buffers_keeps_payloads_in_flight(void)
+{
+    struct e2e_run r;
+
+    if (e2e_skip_unless_offered("rxno-mni")) {
+        return;
+    }
+    e2e_run(&r, "-n", "5", "--decomp", "rxno-mni", "--send-buffers", "2",
+            ALLTOALL, "-k", "40", NULL);
+    e2e_expect_success(&r);
+    e2e_run_free(&r);
+}
+
 static void test_mcast_2_nodes_delivers_exactly_once_in_fifo_order(void)
 {
     check_prog(MCAST, "2", "200", NULL);
@@ -920,6 +937,7 @@ static const struct e2e_test delivery_tests[] = {
     T(alltoall_7_nodes_delivers_exactly_once_in_fifo_order),
     T(alltoall_64_nodes_delivers_exactly_once_in_fifo_order),
     T(alltoall_7_nodes_with_interrupts_delivers_everything),
+    T(alltoall_with_two_send_buffers_keeps_payloads_in_flight),
     T(mcast_2_nodes_delivers_exactly_once_in_fifo_order),
     T(mcast_7_nodes_delivers_exactly_once_in_fifo_order),
     T(mcast_64_nodes_delivers_exactly_once_in_fifo_order),

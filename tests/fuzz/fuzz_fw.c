@@ -116,6 +116,12 @@ static uint64_t fz_event_seq(void)
     return UINT64_MAX;
 }
 
+static void fz_send_buffer_reused(lci_ni_t *ni, uint32_t buf)
+{
+    (void)ni;
+    (void)buf;
+}
+
 static uint64_t fz_now(uint32_t self)
 {
     (void)self;
@@ -169,6 +175,7 @@ static const lci_platform_ops_t fz_platform = {
     .wait = fz_wait,
     .exit = fz_self,
     .doorbell = fz_doorbell,
+    .send_buffer_reused = fz_send_buffer_reused,
     .enter = fz_self,
     .leave = fz_self,
     .now = fz_now,
