@@ -151,9 +151,24 @@ static void lci_tw_insert(lci_timer_wheel_t *w, uint32_t list, uint32_t id)
     }
 }
 
+/* The tick of a time: the wheel's tick is a power of two (init), so a
+ * shift, not a division; the tick only buckets timers, each fires at its
+ * exact expiry. */
+static uint64_t lci_tw_tick(const lci_timer_wheel_t *w, uint64_t ns)
+{
+    return ns >> w->tick_shift;
+}
+
+/* The slot of a tick (a mask when nslots is a power of two). */
+static uint32_t lci_tw_slot(const lci_timer_wheel_t *w, uint64_t tick)
+{
+    uint32_t n = w->nslots;
+    return (uint32_t)((n & (n - 1)) == 0 ? tick & (n - 1) : tick % n);
+}
+
 static uint64_t lci_tw_tick_of(const lci_timer_wheel_t *w, uint32_t id)
 {
-    return w->entries[id].expiry_ns / w->tick_ns;
+    return lci_tw_tick(w, w->entries[id].expiry_ns);
 }
 
 /* The timer of the wheel proper with the earliest expiry, or LCI_TW_NIL.
@@ -165,7 +180,7 @@ static uint64_t lci_tw_tick_of(const lci_timer_wheel_t *w, uint32_t id)
 static uint32_t lci_tw_earliest(const lci_timer_wheel_t *w)
 {
     const uint32_t *heads = lci_tw_heads_const(w);
-    uint32_t start = (uint32_t)(w->cur_tick % w->nslots);
+    uint32_t start = lci_tw_slot(w, w->cur_tick);
     uint64_t turn_end = w->cur_tick + w->nslots;
     uint32_t best = LCI_TW_NIL;
 
@@ -210,7 +225,11 @@ lci_status_t lci_timer_wheel_init(lci_timer_wheel_t *wheel, unsigned ntimers,
         lci_timer_wheel_size(ntimers, nslots) == 0) {
         return LCI_ERR_INVAL;
     }
-    wheel->tick_ns = tick_ns;
+    wheel->tick_shift = 0;
+    while ((1ull << wheel->tick_shift) < tick_ns && wheel->tick_shift < 63) {
+        wheel->tick_shift++;
+    }
+    wheel->tick_ns = 1ull << wheel->tick_shift;
     wheel->cur_tick = 0;
     wheel->last_expiry = 0;
     wheel->last_id = 0;
@@ -221,7 +240,6 @@ lci_status_t lci_timer_wheel_init(lci_timer_wheel_t *wheel, unsigned ntimers,
     wheel->in_advance = 0;
     wheel->has_last = 0;
     wheel->next_known = 1; /* no timer: UINT64_MAX */
-    wheel->reserved = 0;
     wheel->next_expiry = UINT64_MAX;
     for (uint32_t i = 0; i < ntimers; i++) {
         wheel->entries[i] = (lci_timer_wheel_entry_t){
@@ -254,7 +272,7 @@ lci_status_t lci_timer_wheel_start(lci_timer_wheel_t *wheel, unsigned id,
     }
     wheel->entries[id].expiry_ns = expiry_ns;
 
-    uint64_t tick = expiry_ns / wheel->tick_ns;
+    uint64_t tick = lci_tw_tick(wheel, expiry_ns);
     /* Started by a callback at or before the timer being fired: it is in
      * the past of this advance(), so it waits for the next one (this is
      * what keeps a self-restarting timer from looping forever). */
@@ -264,7 +282,7 @@ lci_status_t lci_timer_wheel_start(lci_timer_wheel_t *wheel, unsigned id,
     if (tick < wheel->cur_tick || deferred) {
         lci_tw_insert(wheel, LCI_TW_LIST_OVERDUE, id);
     } else {
-        lci_tw_insert(wheel, (uint32_t)(tick % wheel->nslots), id);
+        lci_tw_insert(wheel, lci_tw_slot(wheel, tick), id);
     }
     return LCI_OK;
 }
@@ -318,7 +336,7 @@ static uint32_t lci_tw_overdue_candidate(const lci_timer_wheel_t *w,
 static uint32_t lci_tw_wheel_candidate(const lci_timer_wheel_t *w,
                                        uint64_t now_ns)
 {
-    uint32_t id = lci_tw_heads_const(w)[w->cur_tick % w->nslots];
+    uint32_t id = lci_tw_heads_const(w)[lci_tw_slot(w, w->cur_tick)];
 
     if (id == LCI_TW_NIL || lci_tw_tick_of(w, id) != w->cur_tick ||
         w->entries[id].expiry_ns > now_ns) {
@@ -335,7 +353,7 @@ static void lci_tw_step(lci_timer_wheel_t *w, uint64_t target)
     if (target - w->cur_tick < w->nslots) {
         return;
     }
-    uint32_t head = lci_tw_heads(w)[w->cur_tick % w->nslots];
+    uint32_t head = lci_tw_heads(w)[lci_tw_slot(w, w->cur_tick)];
 
     if (head != LCI_TW_NIL && lci_tw_tick_of(w, head) == w->cur_tick) {
         return;
@@ -356,7 +374,7 @@ unsigned lci_timer_wheel_advance(lci_timer_wheel_t *wheel, uint64_t now_ns,
     if (wheel == NULL || wheel->in_advance) {
         return 0;
     }
-    uint64_t target = now_ns / wheel->tick_ns;
+    uint64_t target = lci_tw_tick(wheel, now_ns);
     unsigned fired = 0;
 
     wheel->in_advance = 1;

@@ -16,8 +16,9 @@
  * Timers are named by small integer ids 0..ntimers-1 (for example one per
  * destination).  A timer is idle or running; start() on a running timer
  * re-arms it.  Time is in nanoseconds on any monotonic clock (virtual time in
- * the simulator).  A timer with expiry e sits in slot (e / tick_ns) % nslots,
- * each slot's list kept sorted by (expiry, id).
+ * the simulator).  A timer with expiry e sits in slot (e / tick) % nslots,
+ * each slot's list kept sorted by (expiry, id); the tick is tick_ns rounded
+ * up to a power of two (a shift instead of a division on every step).
  *
  * advance(now) fires every running timer with expiry <= now exactly once, in
  * increasing (expiry, id) order, and makes it idle before its callback runs.
@@ -64,7 +65,8 @@ typedef struct {
 } lci_timer_wheel_entry_t;
 
 typedef struct {
-    uint64_t tick_ns;     /* width of one slot */
+    uint64_t tick_ns;     /* width of one slot: the tick asked for, rounded
+                             up to a power of two (1 << tick_shift) */
     uint64_t cur_tick;    /* every timer of an earlier tick has fired */
     uint64_t last_expiry; /* (expiry, id) of the timer last fired by the */
     uint32_t last_id;     /*   advance() in progress */
@@ -75,7 +77,7 @@ typedef struct {
     uint8_t in_advance;
     uint8_t has_last;
     uint8_t next_known;   /* next_expiry below is the earliest expiry */
-    uint8_t reserved;
+    uint8_t tick_shift;
     uint64_t next_expiry; /* remembered by lci_timer_wheel_next_expiry */
     /* ntimers entries, then the bitmap of occupied slots (nslots bits in
      * uint64_t words), then nslots uint32_t list heads */
