@@ -15,6 +15,7 @@
  */
 #include "config.h"
 
+#include "lci_ring_index.h"
 #include "lci_timer_wheel.h"
 
 #define LCI_TW_NIL          UINT32_MAX
@@ -162,8 +163,7 @@ static uint64_t lci_tw_tick(const lci_timer_wheel_t *w, uint64_t ns)
 /* The slot of a tick (a mask when nslots is a power of two). */
 static uint32_t lci_tw_slot(const lci_timer_wheel_t *w, uint64_t tick)
 {
-    uint32_t n = w->nslots;
-    return (uint32_t)((n & (n - 1)) == 0 ? tick & (n - 1) : tick % n);
+    return (uint32_t)lci_ring_pos(tick, w->nslots);
 }
 
 static uint64_t lci_tw_tick_of(const lci_timer_wheel_t *w, uint32_t id)

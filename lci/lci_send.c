@@ -312,6 +312,16 @@ static lci_status_t check_send(const char *fn, lci_packet_t *packet,
     return LCI_OK;
 }
 
+static lci_status_t check_dest(const char *fn, int dest)
+{
+    if (dest < 0 || (uint32_t)dest >= lci_host->size) {
+        return lci_error(LCI_ERR_RANK,
+                         "%s: destination %d is not a rank of 0..%u", fn, dest,
+                         lci_host->size - 1);
+    }
+    return LCI_OK;
+}
+
 lci_status_t lci_host_send_to(const char *fn, lci_packet_t *packet, int dest,
                               uint16_t ep, uint16_t src_ep, size_t len)
 {
@@ -319,11 +329,10 @@ lci_status_t lci_host_send_to(const char *fn, lci_packet_t *packet, int dest,
     if (st != LCI_OK) {
         return st;
     }
-    if (dest < 0 || (uint32_t)dest >= lci_host->size) {
+    st = check_dest(fn, dest);
+    if (st != LCI_OK) {
         give_back(packet);
-        return lci_error(LCI_ERR_RANK,
-                         "%s: destination %d is not a rank of 0..%u", fn, dest,
-                         lci_host->size - 1);
+        return st;
     }
     lci_host_account(); /* no turn needed: see lci_host_packet_get */
     packet->ep = ep;
@@ -342,13 +351,11 @@ lci_status_t lci_send(lci_packet_t *packet, int dest, size_t len)
 lci_status_t lci_sendv(int dest, const struct iovec *pieces, int n)
 {
     LCI_CHECK_INIT();
-    if (dest < 0 || (uint32_t)dest >= lci_host->size) {
-        return lci_error(LCI_ERR_RANK,
-                         "lci_sendv: destination %d is not a rank of 0..%u",
-                         dest, lci_host->size - 1);
-    }
     size_t len;
-    lci_status_t st = check_pieces(__func__, 0, pieces, n, &len);
+    lci_status_t st = check_dest(__func__, dest);
+    if (st == LCI_OK) {
+        st = check_pieces(__func__, 0, pieces, n, &len);
+    }
     if (st != LCI_OK) {
         return st;
     }

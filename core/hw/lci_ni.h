@@ -190,12 +190,14 @@ typedef struct lci_ni {
     lci_counters_t counters;
 } lci_ni_t;
 
-/* The host writes a ring release into NI memory, landing at time; returns
- * 0 if the log is full. */
-static inline int lci_ni_ring_log_put(struct lci_ni *ni, uint64_t time,
-                                      uint64_t seq, uint32_t limit)
+/* The host writes a ring release into NI memory, landing at time in place
+ * seq, for the firmware to read when it next needs ring space.  Returns 0
+ * where the host must ring the NI instead: the NI already waits for space
+ * (it must hear of the release when it lands), or the log is full. */
+static inline int lci_ni_ring_release_write(struct lci_ni *ni, uint64_t time,
+                                            uint64_t seq, uint32_t limit)
 {
-    if (ni->ring_log_count == LCI_NI_RING_LOG) {
+    if (ni->dma_wait.count > 0 || ni->ring_log_count == LCI_NI_RING_LOG) {
         return 0;
     }
     lci_ring_release_t *r = &ni->ring_log[(ni->ring_log_head +

@@ -264,7 +264,7 @@ static double fault_uniform(uint64_t seed, uint64_t n)
 }
 
 /* The link hardware's header: the packet's, with a per-destination
- * sequence number, and no CRC yet. */
+ * sequence number; the caller writes the CRC field. */
 static void frame_header(lci_ni_t *ni, lci_wire_hdr_t *hdr, unsigned char *pkt)
 {
     lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
@@ -272,11 +272,9 @@ static void frame_header(lci_ni_t *ni, lci_wire_hdr_t *hdr, unsigned char *pkt)
      * a copy that reads back a store just made stalls (store forwarding
      * fails on a narrow store inside a wide load). */
     uint16_t link_seq = ++peer->link_tx;
-    uint32_t no_crc = 0;
     memcpy(pkt, hdr, sizeof *hdr);
     memcpy(pkt + offsetof(lci_wire_hdr_t, link_seq), &link_seq,
            sizeof link_seq);
-    memcpy(pkt, &no_crc, sizeof no_crc);
     hdr->link_seq = link_seq;
 }
 
@@ -415,7 +413,9 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     ws->start = start;
     ws->tx_end = ni->tx_free;
     if (buf < ni->nsend && hdr->len > 0 && !sim_crc_on()) {
+        uint32_t no_crc = 0; /* a link that cannot damage computes none */
         frame_header(ni, hdr, pkt); /* the payload stays in buf */
+        memcpy(pkt, &no_crc, sizeof no_crc);
         by_ref_link(idx);
     } else {
         ws->by_ref = 0;

@@ -62,8 +62,7 @@ static void live_doorbell(lci_ni_t *ni, uint64_t at, uint16_t type,
                           uint32_t a)
 {
     (void)at;
-    if (type == LCI_EV_RING_UPDATE && ni->dma_wait.count == 0 &&
-        lci_ni_ring_log_put(ni, 0, 0, a)) {
+    if (type == LCI_EV_RING_UPDATE && lci_ni_ring_release_write(ni, 0, 0, a)) {
         return;
     }
     lci_live_host_event(type, a);

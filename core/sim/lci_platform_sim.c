@@ -30,17 +30,15 @@ static void sim_doorbell(lci_ni_t *ni, uint64_t at, uint16_t type, uint32_t a)
             return;
         }
     }
-    if (type == LCI_EV_RING_UPDATE && ni->dma_wait.count == 0) {
-        /* Released ring slots are a word in NI memory that the firmware
-         * reads when it next needs space; only an NI already waiting for
-         * space needs the doorbell.  The write takes the seq an event
-         * would have had, so ties at its time fall the same way. */
-        lci_seg_t *s = lci_seg();
-        if (lci_ni_ring_log_put(ni, at, s->next_seq, a)) {
-            s->next_seq++;
-            s->ring_logged++;
-            return;
-        }
+    /* Released ring slots are a word in NI memory that the firmware reads
+     * when it next needs space.  The write takes the seq an event would
+     * have had, so ties at its time fall the same way. */
+    lci_seg_t *s = lci_seg();
+    if (type == LCI_EV_RING_UPDATE &&
+        lci_ni_ring_release_write(ni, at, s->next_seq, a)) {
+        s->next_seq++;
+        s->ring_logged++;
+        return;
     }
     lci_sim_post(at, type, ni->node, a, 0);
 }
