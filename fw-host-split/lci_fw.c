@@ -459,71 +459,75 @@ static void handle_early(lci_ni_t *ni, const lci_cmd_t *cmd)
 static void handle_command(lci_ni_t *ni)
 {
     const lci_decomp_t *dc = lci_decomp_active;
-    lci_cmd_t cmd = *lci_ni_cmd(ni, ni->ni_cmd_cons++);
+    /* Read in place: a copy of the whole command would wait for the
+     * host's field-by-field stores to reach the cache (no store
+     * forwarding into a wider load). */
+    const lci_cmd_t *cmd = lci_ni_cmd(ni, ni->ni_cmd_cons++);
+    uint32_t buf = cmd->buf;
     lci_fw_charge(ni, "cmd", lci_prof()->ni_cmd_ns);
-    if (cmd.op == LCI_CMD_RAW) {
-        handle_raw(ni, &cmd);
+    if (cmd->op == LCI_CMD_RAW) {
+        handle_raw(ni, cmd);
         return;
     }
-    if (cmd.op == LCI_CMD_EARLY) {
-        handle_early(ni, &cmd);
+    if (cmd->op == LCI_CMD_EARLY) {
+        handle_early(ni, cmd);
         return;
     }
-    if (cmd.buf >= ni->nsend || cmd.len > ni->payload_max) {
+    if (cmd->buf >= ni->nsend || cmd->len > ni->payload_max) {
         ni->counters.drops_malformed++;
         return;
     }
     lci_wire_hdr_t hdr;
     memset(&hdr, 0, sizeof hdr);
-    hdr.len = cmd.len;
-    hdr.flags = cmd.flags;
+    hdr.len = cmd->len;
+    hdr.flags = cmd->flags;
     hdr.origin = (uint16_t)ni->node;
-    hdr.aux = cmd.aux;
-    hdr.ep = cmd.ep;
-    hdr.src_ep = cmd.src_ep;
+    hdr.aux = cmd->aux;
+    hdr.ep = cmd->ep;
+    hdr.src_ep = cmd->src_ep;
     /* One reference per command posted for this buffer, taken when the
      * first one arrives so the buffer outlives the last. */
-    *lci_ni_refcnt(ni, cmd.buf) += (uint8_t)cmd.shares;
-    switch (cmd.op) {
+    *lci_ni_refcnt(ni, cmd->buf) += (uint8_t)cmd->shares;
+    switch (cmd->op) {
     case LCI_CMD_SEND:
     case LCI_CMD_FA:
-        if (cmd.dst >= ni->nnodes) {
+        if (cmd->dst >= ni->nnodes) {
             ni->counters.drops_malformed++;
             break;
         }
-        hdr.type = cmd.op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
-        hdr.dst = cmd.dst;
-        lci_fw_send(ni, cmd.buf, &hdr);
+        hdr.type = cmd->op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
+        hdr.dst = cmd->dst;
+        lci_fw_send(ni, cmd->buf, &hdr);
         break;
     case LCI_CMD_MCAST: {
         const lci_ni_group_t *g =
-            cmd.dst < ni->ngroups ? lci_ni_group(ni, cmd.dst) : NULL;
+            cmd->dst < ni->ngroups ? lci_ni_group(ni, cmd->dst) : NULL;
         if (g == NULL || g->nmembers == 0 || g->self < 0) {
             ni->counters.drops_malformed++;
             break;
         }
         hdr.type = LCI_PKT_MCAST;
-        hdr.group = cmd.dst;
+        hdr.group = cmd->dst;
         hdr.aux = (uint32_t)g->self; /* the root's member index */
         lci_env_t env = lci_place_ni_env(ni);
-        dc->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), cmd.buf, &hdr);
+        dc->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), cmd->buf, &hdr);
         break;
     }
     case LCI_CMD_FWD:
         /* The host forwards (M_h): one transmission to one child. */
-        if (cmd.dst >= ni->nnodes) {
+        if (cmd->dst >= ni->nnodes) {
             ni->counters.drops_malformed++;
             break;
         }
-        lci_cmd_get_hdr(&cmd, &hdr);
+        lci_cmd_get_hdr(cmd, &hdr);
         hdr.type = LCI_PKT_MCAST;
-        lci_fw_send(ni, cmd.buf, &hdr);
+        lci_fw_send(ni, cmd->buf, &hdr);
         break;
     default:
         ni->counters.drops_malformed++;
         break;
     }
-    lci_fw_buf_put(ni, ni->now, cmd.buf);
+    lci_fw_buf_put(ni, ni->now, buf);
 }
 
 static void fire_timer(void *arg, unsigned id)

@@ -32,7 +32,8 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
 /* The link hardware's part of a transmission, common to every platform:
  * stamps the link sequence, writes header and payload to pkt and sets the
  * CRC (crc_on; a link that cannot damage a packet leaves it 0, and its
- * receiver does not check it).  Returns the packet's size in bytes. */
+ * receiver ignores the field, which the shared-memory wire fills with its
+ * slot stamp).  Returns the packet's size in bytes. */
 uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
                       unsigned char *pkt, int crc_on);
 

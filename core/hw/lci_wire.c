@@ -480,7 +480,7 @@ uint32_t lci_hw_rx_frame_from(lci_ni_t *ni, uint64_t now,
     if (crc_on) {
         crc = lci_crc32(pkt + sizeof hdr.crc, bytes - sizeof hdr.crc);
     }
-    if (crc != hdr.crc || sizeof hdr + hdr.len != bytes ||
+    if ((crc_on && crc != hdr.crc) || sizeof hdr + hdr.len != bytes ||
         hdr.len > ni->payload_max || hdr.dst != ni->node ||
         hdr.hop_src >= ni->nnodes) {
         status = LCI_HW_CRC;

@@ -55,6 +55,18 @@ static void teardown(void)
     free(fabric);
 }
 
+/* Whether bytes 4.. of pkt are the pattern that follows value. */
+static int pattern_follows(const unsigned char *pkt, uint32_t bytes,
+                           uint32_t value)
+{
+    for (uint32_t i = 4; i < bytes; i++) {
+        if (pkt[i] != (unsigned char)(value + i)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void take(lci_live_t *L, const unsigned char *pkt, uint32_t bytes,
                  uint32_t src)
 {
@@ -62,11 +74,18 @@ static void take(lci_live_t *L, const unsigned char *pkt, uint32_t bytes,
     CU_ASSERT_FATAL(ntaken < sizeof taken / sizeof taken[0]);
     taken[ntaken].src = src;
     taken[ntaken].bytes = bytes;
-    memcpy(&taken[ntaken].value, pkt, sizeof(uint32_t));
-    /* Every byte arrived as sent: the pattern follows the value. */
-    for (uint32_t i = 4; i < bytes; i++) {
-        CU_ASSERT_EQUAL(pkt[i], (unsigned char)(taken[ntaken].value + i));
+    uint32_t value;
+    memcpy(&value, pkt, sizeof value);
+    /* The first word is the CRC field: a packet sent with zero there may
+     * arrive with the wire's own word in it (a compact slot's stamp, whose
+     * low byte is the length, never a multiple of 256). */
+    if (!pattern_follows(pkt, bytes, value) && bytes <= 64 &&
+        pattern_follows(pkt, bytes, 0)) {
+        value = 0;
     }
+    taken[ntaken].value = value;
+    /* Every other byte arrived as sent: the pattern follows the value. */
+    CU_ASSERT(pattern_follows(pkt, bytes, value));
     ntaken++;
 }
 
@@ -161,8 +180,9 @@ static void framed_in_place_like_sent(void)
 }
 
 /* A packet of up to 64 bytes whose first word (the CRC field) is zero
- * travels in the slot's first cache line alone; every size arrives whole,
- * sent or framed in place, compact or not, lap after lap. */
+ * travels in the slot's first cache line alone; every size with a byte
+ * after the CRC field arrives whole, sent or framed in place, compact or
+ * not, lap after lap. */
 static void small_packets_take_one_line_and_arrive_whole(void)
 {
     setup();
@@ -174,7 +194,7 @@ static void small_packets_take_one_line_and_arrive_whole(void)
     }
     uint32_t n = 0;
     for (uint32_t lap = 0; lap < 3; lap++) {
-        for (uint32_t bytes = 4; bytes <= 80; bytes++, n++) {
+        for (uint32_t bytes = 5; bytes <= 80; bytes++, n++) {
             uint32_t value = bytes % 3 == 0 ? n : 0; /* some not compact */
             if (lap == 1) {
                 unsigned char *p = lci_live_wire_shm.reserve(&node[0], 1, bytes);
