@@ -235,10 +235,10 @@ static uint64_t next_work_time(const lci_ni_t *ni, uint64_t now)
     return t;
 }
 
-/* Makes sure a FW_RUN event is pending for the next work item. */
-static void fw_schedule(lci_ni_t *ni, uint64_t now)
+/* Makes sure a FW_RUN event is pending for the next work item, ready at
+ * t (next_work_time's answer at now). */
+static void fw_schedule_at(lci_ni_t *ni, uint64_t t, uint64_t now)
 {
-    uint64_t t = next_work_time(ni, now);
     if (t == LCI_TIME_NONE) {
         return;
     }
@@ -253,6 +253,11 @@ static void fw_schedule(lci_ni_t *ni, uint64_t now)
     }
     ni->fw_sched_time = t;
     lci_platform->post(t, LCI_EV_FW_RUN, ni->node, 0, 0);
+}
+
+static void fw_schedule(lci_ni_t *ni, uint64_t now)
+{
+    fw_schedule_at(ni, next_work_time(ni, now), now);
 }
 
 static void drain_dma_wait(lci_ni_t *ni)
@@ -589,6 +594,8 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
     ni->run_time = t;
     ni->run_seq = seq;
     ni->fw_running = 1;
+    uint64_t next = LCI_TIME_NONE;
+    int next_known = 0; /* next is next_work_time's answer at cpu_free */
     for (;;) {
         uint64_t item_start = ni->now;
         int did = fw_step(ni);
@@ -597,7 +604,8 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
         if (!did) {
             break;
         }
-        uint64_t next = next_work_time(ni, ni->now);
+        next = next_work_time(ni, ni->now);
+        next_known = 1;
         if (next == LCI_TIME_NONE) {
             break;
         }
@@ -607,6 +615,7 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
         if (next >= ni->fw_sched_time || !lci_platform->can_run_now(next)) {
             break;
         }
+        next_known = 0;
         lci_platform->trace(next, LCI_EV_FW_RUN, ni->node);
         ni->now = next;
         /* Where an event for it would run: after everything at next. */
@@ -614,7 +623,10 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
         ni->run_seq = UINT64_MAX;
     }
     ni->fw_running = 0;
-    fw_schedule(ni, ni->cpu_free);
+    if (!next_known) {
+        next = next_work_time(ni, ni->cpu_free);
+    }
+    fw_schedule_at(ni, next, ni->cpu_free);
 }
 
 /* New work for the NI processor at time t (from the hardware or the
