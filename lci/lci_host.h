@@ -151,6 +151,10 @@ void lci_host_charge(const char *what, double ns);
 /* Compute accounting only (no scheduling): for calls that observe
  * nothing. */
 void lci_host_account(void);
+/* A later step of a call already inside LCI (lci_host_account ran): only
+ * a host fault falling due strikes here, as it would between two calls;
+ * there is no compute to charge and the platform has the host already. */
+void lci_host_step(void);
 
 /* Posts an event to this node's NI, arriving after the doorbell latency. */
 void lci_host_post_ni(uint16_t type, uint32_t a);

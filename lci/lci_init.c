@@ -97,6 +97,13 @@ void lci_host_account(void)
     host_entered();
 }
 
+void lci_host_step(void)
+{
+    if (lci_host->host_faults) {
+        host_faults();
+    }
+}
+
 void lci_host_charge(const char *what, double ns)
 {
     uint64_t n = (uint64_t)(ns + 0.5);

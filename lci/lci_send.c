@@ -367,9 +367,9 @@ lci_status_t lci_sendv(int dest, const struct iovec *pieces, int n)
     }
     /* Each step enters as its own call would: a fault due by then
      * (nopoll=, die=) strikes between the same steps. */
-    lci_host_account();
+    lci_host_step();
     pio_pieces(packet, 0, pieces, n);
-    lci_host_account();
+    lci_host_step();
     packet->ep = 0;
     packet->src_ep = 0;
     lci_host_submit(packet, LCI_PKT_DATA, (uint16_t)dest, len, 0);
