@@ -11,6 +11,13 @@
  *              into its message buffer (as MPI delivers into the user's
  *              buffer) and answers after the last packet.
  *
+ *   software   on one node (lci-run -n 1): the node sends to itself and
+ *              polls until the packet is delivered, --iters times in 25
+ *              batches; the median batch's time per packet, in ns, is
+ *              "self_ns": the whole software path of a packet (host
+ *              library, firmware, emulated hardware, the wire's ring) on
+ *              one core, without the cross-core transfer (whose cost on
+ *              a shared machine moves from day to day);
  *   interrupts (--intr-gap US) rank 1 turns network interrupts on and
  *              waits in lci_poll_wait(); rank 0 pauses US microseconds
  *              (sleeping) before each of --intr-iters round trips, so
@@ -158,6 +165,29 @@ static double intr_rtt_us(pp_state_t *st, const pp_opts_t *o, int rank)
     return median * 1e6;
 }
 
+/* The software path on one node: ns per packet sent to itself and
+ * delivered, the median of 25 batches. */
+static double self_ns(pp_state_t *st, const pp_opts_t *o)
+{
+    enum { BATCHES = 25 };
+    long per = o->iters / BATCHES > 0 ? o->iters / BATCHES : 1;
+    double ns[BATCHES];
+    char payload[64] = {0};
+    for (long i = 0; i < o->warmup; i++) {
+        bench_send(0, payload, (size_t)o->bytes);
+        wait_for(st, st->arrived + 1);
+    }
+    for (int b = 0; b < BATCHES; b++) {
+        double t0 = lci_wtime();
+        for (long i = 0; i < per; i++) {
+            bench_send(0, payload, (size_t)o->bytes);
+            wait_for(st, st->arrived + 1);
+        }
+        ns[b] = (lci_wtime() - t0) / (double)per * 1e9;
+    }
+    return live_median(ns, BATCHES);
+}
+
 static double bandwidth_mbps(pp_state_t *st, const pp_opts_t *o, int rank,
                              long per_msg, size_t cap)
 {
@@ -212,7 +242,9 @@ int main(int argc, char **argv)
          "round trips in interrupt mode (default 20)"},
     };
     const bench_info_t info = {
-        "live_pingpong", "one-way latency and bandwidth between two nodes",
+        "live_pingpong",
+        "one-way latency and bandwidth between two nodes (on one node: "
+        "the software path of a packet sent to itself)",
         "lci-run -n 2 --platform live ./live_pingpong", NULL};
     bench_opts_parse(&info, opts, sizeof opts / sizeof opts[0], argc, argv);
     bench_init("live_pingpong", &argc, &argv);
@@ -225,7 +257,9 @@ int main(int argc, char **argv)
         st.msg = o.msg;
     }
     BENCH_CHECK(lci_upcall_set(pp_upcall, &st));
-    if (rank < 2) {
+    if (lci_size() == 1) {
+        printf("self_ns %.1f\n", self_ns(&st, &o));
+    } else if (rank < 2) {
         double max_rtt;
         double lat = latency_us(&st, &o, rank, &max_rtt);
         double bw = bandwidth_mbps(&st, &o, rank, per_msg, cap);

@@ -101,18 +101,16 @@ static void test_64_nodes_inline_shm_alltoall_delivers_everything(void)
     run_ok("inline", "shm", "rxno-mni", "64", ALLTOALL, "5", NULL);
 }
 
-/* ---- interrupt mode ------------------------------------------------------ */
-
-/* The interrupts node k took, from lci-run --stats (the "intr" column of
- * its row); -1 if there is no such row. */
-static long stats_interrupts(const char *err, int k)
+/* Node k's count in column word (" intr ", " deliv ": the word with a
+ * space each side) of lci-run --stats; -1 if there is no such row. */
+static long stats_value(const char *err, const char *word, int k)
 {
-    const char *head = strstr(err, " intr ");
+    const char *head = strstr(err, word);
     const char *table = head ? strstr(err, " node ") : NULL;
     if (table == NULL) {
         return -1;
     }
-    int col = 0; /* "intr" is the col-th word of the header */
+    int col = 0; /* the word is the col-th of the header */
     for (const char *p = table; p < head; p++) {
         if (p[0] == ' ' && p[1] != ' ') {
             col++;
@@ -137,6 +135,25 @@ static long stats_interrupts(const char *err, int k)
     return -1;
 }
 
+/* ---- one node ----------------------------------------------------------- */
+
+/* A node alone sends to itself (live_pingpong's software path): every
+ * packet comes back through its own NI and ring, exactly once. */
+static void test_a_node_alone_gets_each_packet_it_sends_itself(void)
+{
+    struct e2e_run r;
+    e2e_run(&r, "-n", "1", "--platform", "live", "--stats",
+            e2e_prog_path("bench/live_pingpong"), "--iters", "250",
+            "--warmup", "10", NULL);
+    e2e_expect_success(&r);
+    const char *at = strstr(r.out, "self_ns ");
+    CU_ASSERT(at != NULL && strtod(at + 8, NULL) > 0.0);
+    CU_ASSERT_EQUAL(stats_value(r.err, " deliv ", 0), 260);
+    e2e_run_free(&r);
+}
+
+/* ---- interrupt mode ------------------------------------------------------ */
+
 /* A receiver asleep with interrupts on polls no more: the packet's arrival
  * does not wake it, the NI's polling watchdog does (70 us after the packet
  * reached the host in the default profile).  So no round trip to it is
@@ -152,8 +169,8 @@ static void run_interrupt_wakeup(const char *nic)
     const char *at = strstr(r.out, "intr_rtt_us ");
     double rtt = at ? strtod(at + 12, NULL) : 0.0;
     CU_ASSERT(rtt >= 70.0);
-    CU_ASSERT(stats_interrupts(r.err, 1) >= 3);
-    CU_ASSERT(stats_interrupts(r.err, 0) == 0); /* it never enabled them */
+    CU_ASSERT(stats_value(r.err, " intr ", 1) >= 3);
+    CU_ASSERT(stats_value(r.err, " intr ", 0) == 0); /* it never enabled them */
     e2e_run_free(&r);
 }
 
@@ -348,6 +365,7 @@ static const pps_test_t tests[] = {
     PPS_TEST(inline_udp_rxni_mni_am2_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxni_mni_delivers_exactly_once_in_order),
     PPS_TEST(thread_udp_rxh_mh_delivers_exactly_once_in_order),
+    PPS_TEST(a_node_alone_gets_each_packet_it_sends_itself),
     PPS_TEST(sleeping_host_in_interrupt_mode_wakes_by_the_watchdog),
     PPS_TEST(shm_with_drops_dups_and_damage_retransmitting_decomps_deliver),
     PPS_TEST(udp_with_drops_dups_and_damage_retransmitting_decomps_deliver),
