@@ -464,9 +464,8 @@ static void handle_early(lci_ni_t *ni, const lci_cmd_t *cmd)
 static void handle_command(lci_ni_t *ni)
 {
     const lci_decomp_t *dc = lci_decomp_active;
-    /* Read in place: a copy of the whole command would wait for the
-     * host's field-by-field stores to reach the cache (no store
-     * forwarding into a wider load). */
+    /* Read where the host wrote it, each field once, not copied whole
+     * first: the host posts into later slots meanwhile, never this one. */
     const lci_cmd_t *cmd = lci_ni_cmd(ni, ni->ni_cmd_cons++);
     uint32_t buf = cmd->buf;
     lci_fw_charge(ni, "cmd", lci_prof()->ni_cmd_ns);

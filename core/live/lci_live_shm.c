@@ -236,10 +236,8 @@ static void take(lci_live_t *L, lci_live_rx_func_t rx, unsigned char *s,
 {
     if (word & COMPACT) {
         /* Read in the slot, stamp and all: with no CRC on this wire the
-         * receiver ignores the CRC field the stamp stands in for.  (A
-         * copy with the field zeroed cost more than the packet's other
-         * copies: the header was then read back across several stores,
-         * which the processor cannot forward.) */
+         * receiver ignores the CRC field the stamp stands in for, so the
+         * packet needs no copy with that field zeroed. */
         rx(L, s, word & (COMPACT - 1), src);
         return;
     }
