@@ -7,11 +7,12 @@
  * which the sender stores last with release and the receiver polls with
  * acquire, so the receiver finds the stamp and the packet in the line it
  * had to fetch anyway (no shared tail to read first).  A packet of up to
- * a line whose CRC field is zero (the link computes none on memory) goes
- * compact: the stamp word carries its length and takes the CRC field's
- * place, so a header and 32 bytes of payload (an MPI message of 8 bytes
- * behind Panda's and MPI's headers) fit the one line, where a second line
- * would cost the receiver a second transfer from the sender's core.  The
+ * a line on a link that computes no CRC (memory, unless damage is
+ * injected) goes compact: the stamp word carries its length and takes the
+ * CRC field's place, so a header and 32 bytes of payload (an MPI message
+ * of 8 bytes behind Panda's and MPI's headers) fit the one line, where a
+ * second line would cost the receiver a second transfer from the sender's
+ * core.  The
  * receiver publishes how far it has read (the head) for the sender's flow
  * control; the sender reads it only when the ring looks full.  A full ring
  * refuses the packet (back-pressure), never drops it.  Only a receiver that is
@@ -81,10 +82,14 @@ static uint32_t stamp_for(uint64_t i)
     return (uint32_t)((i + 1) & 0xffffu) << STAMP_SHIFT;
 }
 
-static int compact_fits(const unsigned char *pkt, uint32_t bytes)
+/* Whether packet pkt goes compact: small, on a link that computes no CRC
+ * (its CRC field is zero, and the receiver ignores it).  A CRC that
+ * happens to be zero does not qualify: that receiver checks the field. */
+static int compact_fits(const lci_live_t *L, const unsigned char *pkt,
+                        uint32_t bytes)
 {
     uint32_t crc;
-    if (bytes > COMPACT_MAX || bytes < sizeof crc) {
+    if (L->crc_on || bytes > COMPACT_MAX || bytes < sizeof crc) {
         return 0;
     }
     memcpy(&crc, pkt, sizeof crc);
@@ -161,7 +166,7 @@ static void publish(lci_live_t *L, uint32_t dst, shm_end_t *e,
 static void put(lci_live_t *L, uint32_t dst, shm_end_t *e, unsigned char *s,
                 const unsigned char *pkt, uint32_t bytes)
 {
-    if (compact_fits(pkt, bytes)) {
+    if (compact_fits(L, pkt, bytes)) {
         memcpy(s + 4, pkt + 4, bytes - 4);
         publish(L, dst, e, s, COMPACT | bytes);
     } else {

@@ -22,6 +22,7 @@ typedef struct {
     uint32_t src;
     uint32_t bytes;
     uint32_t value;
+    uint32_t first; /* the first word as it arrived */
 } taken_t;
 
 static taken_t taken[4096];
@@ -76,6 +77,7 @@ static void take(lci_live_t *L, const unsigned char *pkt, uint32_t bytes,
     taken[ntaken].bytes = bytes;
     uint32_t value;
     memcpy(&value, pkt, sizeof value);
+    taken[ntaken].first = value;
     /* The first word is the CRC field: a packet sent with zero there may
      * arrive with the wire's own word in it (a compact slot's stamp, whose
      * low byte is the length, never a multiple of 256). */
@@ -224,6 +226,31 @@ static void small_packets_take_one_line_and_arrive_whole(void)
     teardown();
 }
 
+/* A link that computes CRCs sends nothing compact, not even a packet whose
+ * CRC happens to be zero: its receiver checks the CRC field, which must
+ * arrive as sent, never holding the slot's stamp. */
+static void a_crc_link_sends_a_zero_crc_field_as_it_is(void)
+{
+    setup();
+    node[0].crc_on = 1;
+    for (uint32_t bytes = 8; bytes <= 64; bytes += 8) {
+        CU_ASSERT_EQUAL(send_value(0, 1, 0, bytes), 0);
+        ntaken = 0;
+        CU_ASSERT_EQUAL(poll_all(1), 1);
+        CU_ASSERT_EQUAL(taken[0].first, 0);
+        CU_ASSERT_EQUAL(taken[0].bytes, bytes);
+    }
+    /* Without CRCs the same packets go compact: the field holds the
+     * stamp on arrival (which the receiver ignores). */
+    node[0].crc_on = 0;
+    CU_ASSERT_EQUAL(send_value(0, 1, 0, 16), 0);
+    ntaken = 0;
+    CU_ASSERT_EQUAL(poll_all(1), 1);
+    CU_ASSERT_NOT_EQUAL(taken[0].first, 0);
+    CU_ASSERT_EQUAL(taken[0].value, 0);
+    teardown();
+}
+
 static void each_pair_keeps_its_own_order(void)
 {
     setup();
@@ -301,6 +328,8 @@ int main(void)
         {"framed_in_place_like_sent", framed_in_place_like_sent},
         {"small_packets_take_one_line_and_arrive_whole",
          small_packets_take_one_line_and_arrive_whole},
+        {"a_crc_link_sends_a_zero_crc_field_as_it_is",
+         a_crc_link_sends_a_zero_crc_field_as_it_is},
         {"each_pair_keeps_its_own_order", each_pair_keeps_its_own_order},
         {"a_poll_takes_a_bounded_batch_from_a_streaming_sender",
          a_poll_takes_a_bounded_batch_from_a_streaming_sender},
