@@ -593,19 +593,14 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
     ni->run_time = t;
     ni->run_seq = seq;
     ni->fw_running = 1;
-    uint64_t next = LCI_TIME_NONE;
-    int next_known = 0; /* next is next_work_time's answer at cpu_free */
+    uint64_t next;
     for (;;) {
         uint64_t item_start = ni->now;
         int did = fw_step(ni);
         ni->counters.ni_busy_ns += ni->now - item_start;
         ni->cpu_free = ni->now;
-        if (!did) {
-            break;
-        }
-        next = next_work_time(ni, ni->now);
-        next_known = 1;
-        if (next == LCI_TIME_NONE) {
+        next = next_work_time(ni, ni->now); /* scheduled from, if we stop */
+        if (!did || next == LCI_TIME_NONE) {
             break;
         }
         if (next < ni->cpu_free) {
@@ -614,7 +609,6 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
         if (next >= ni->fw_sched_time || !lci_platform->can_run_now(next)) {
             break;
         }
-        next_known = 0;
         lci_platform->trace(next, LCI_EV_FW_RUN, ni->node);
         ni->now = next;
         /* Where an event for it would run: after everything at next. */
@@ -622,9 +616,6 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
         ni->run_seq = UINT64_MAX;
     }
     ni->fw_running = 0;
-    if (!next_known) {
-        next = next_work_time(ni, ni->cpu_free);
-    }
     fw_schedule_at(ni, next, ni->cpu_free);
 }
 

@@ -81,9 +81,7 @@ static const lci_platform_timers_t host_timers = {
 void lci_host_account(void)
 {
     lci_platform->enter(lci_host->rank);
-    if (lci_host->host_faults) {
-        host_faults();
-    }
+    lci_host_step();
     if (!lci_host->scaled || lci_host->in_lci) {
         host_entered(); /* inner entries: the library's own work */
         return;

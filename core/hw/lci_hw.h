@@ -66,8 +66,9 @@ uint32_t lci_hw_rx_frame(lci_ni_t *ni, uint64_t now, const unsigned char *pkt,
                          uint32_t *buf_p);
 
 /* The same for a packet whose header is at pkt and payload at payload
- * (bytes in all; no CRC check: a wire that may damage carries whole
- * packets). */
+ * (bytes in all).  payload is NULL (the payload follows the header) where
+ * crc_on: a wire that may damage carries whole packets, and the CRC is
+ * computed over them. */
 uint32_t lci_hw_rx_frame_from(lci_ni_t *ni, uint64_t now,
                               const unsigned char *pkt,
                               const unsigned char *payload, uint32_t bytes,

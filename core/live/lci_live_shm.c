@@ -12,11 +12,10 @@
  * CRC field's place, so a header and 32 bytes of payload (an MPI message
  * of 8 bytes behind Panda's and MPI's headers) fit the one line, where a
  * second line would cost the receiver a second transfer from the sender's
- * core.  The
- * receiver publishes how far it has read (the head) for the sender's flow
- * control; the sender reads it only when the ring looks full.  A full ring
- * refuses the packet (back-pressure), never drops it.  Only a receiver that is
- * blocked costs its sender a futex wake.
+ * core.  The receiver publishes how far it has read (the head) for the
+ * sender's flow control; the sender reads it only when the ring looks
+ * full.  A full ring refuses the packet (back-pressure), never drops it.
+ * Only a receiver that is blocked costs its sender a futex wake.
  */
 #include <stdio.h>
 #include <stdlib.h>
