@@ -619,18 +619,41 @@ static void fw_run(lci_ni_t *ni, uint64_t t, uint64_t seq)
     fw_schedule_at(ni, next, ni->cpu_free);
 }
 
+/* Starts the processor, busy until at, on its next work there, without
+ * posting an event for it, if no event and no host can come first: an
+ * event for it would run next anyway.  Returns 0 if one must be posted. */
+static int run_when_free(lci_ni_t *ni, uint64_t at)
+{
+    if (!lci_platform->can_run_now(at)) {
+        return 0;
+    }
+    lci_platform->trace(at, LCI_EV_FW_RUN, ni->node);
+    fw_run(ni, at, UINT64_MAX);
+    return 1;
+}
+
 /* New work for the NI processor at time t (from the hardware or the
- * host): an idle processor starts on it at once. */
+ * host): an idle processor starts on it at once; a busy one when it is
+ * free, at once if nothing comes between. */
 static void kick(lci_ni_t *ni, uint64_t t)
 {
     if (lci_hw_dead(ni->node, t)) {
         return; /* a dead NI does nothing, ever again */
     }
-    if (!ni->fw_running && t >= ni->cpu_free && ni->fw_sched_time > t) {
-        fw_run(ni, t, lci_platform->event_seq());
-    } else {
+    if (ni->fw_running) {
         fw_schedule(ni, t);
+        return;
     }
+    if (t >= ni->cpu_free) {
+        if (ni->fw_sched_time > t) {
+            fw_run(ni, t, lci_platform->event_seq());
+            return;
+        }
+    } else if (ni->fw_sched_time > ni->cpu_free &&
+               run_when_free(ni, ni->cpu_free)) {
+        return;
+    }
+    fw_schedule(ni, t);
 }
 
 void lci_fw_on_run(const lci_event_t *ev)
@@ -649,14 +672,10 @@ void lci_fw_on_run(const lci_event_t *ev)
     }
     /* The processor took other work since this run was posted and is busy
      * past it: the work waits for it, behind every event before then (an
-     * arrival meanwhile comes first, by its priority).  If nothing can
-     * come first, that is now, as in fw_run's own loop. */
-    if (!lci_platform->can_run_now(ni->cpu_free)) {
+     * arrival meanwhile comes first, by its priority). */
+    if (!run_when_free(ni, ni->cpu_free)) {
         fw_schedule(ni, ni->cpu_free);
-        return;
     }
-    lci_platform->trace(ni->cpu_free, LCI_EV_FW_RUN, ni->node);
-    fw_run(ni, ni->cpu_free, UINT64_MAX);
 }
 
 /* ---- from the hardware and the host ----------------------------------- */
