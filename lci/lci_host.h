@@ -97,6 +97,11 @@ typedef struct {
     /* The host computed, sent or released something since its last poll:
      * an empty poll after that is not idle spinning (lci_poll). */
     int computed_since_poll;
+    /* Empty polls left that do not count as spinning, after the host was
+     * woken because the whole cluster went idle: a program's next call
+     * may poll a few times (a test, then the wait it makes) before it
+     * does what ends the idleness (lci_poll). */
+    int idle_grace;
 
     /* library protocols */
     uint32_t barrier_epoch, barrier_released;

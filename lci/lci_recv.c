@@ -296,14 +296,23 @@ static int deliver(uint64_t *next_p)
     if (lci_host->reorder_stalled) {
         n += release_stalled();
     }
+    uint64_t synced = lci_host->hs->clock; /* callers entered the library */
     for (;;) {
         lci_ring_slot_t *slot = lci_world_ring_slot(node, lci_host->ring_cons);
         /* Acquire: pairs with the NI's release of the full flag. */
-        if (!__atomic_load_n(&slot->ni_full, __ATOMIC_ACQUIRE)) {
-            break;
-        }
-        if (slot->ni_time > lci_host->hs->clock) {
-            *next_p = slot->ni_time; /* arrived, but not yet at our clock */
+        int full = __atomic_load_n(&slot->ni_full, __ATOMIC_ACQUIRE);
+        if (!full || slot->ni_time > lci_host->hs->clock) {
+            if (lci_host->hs->clock != synced) {
+                /* The upcalls took time: what reached the ring by the
+                 * host's clock now is there only once the events up to
+                 * it have run (and lagging hosts have caught up). */
+                lci_platform->sync(node);
+                synced = lci_host->hs->clock;
+                continue;
+            }
+            if (full) {
+                *next_p = slot->ni_time; /* arrived, not yet at our clock */
+            }
             break;
         }
         uint8_t *ahead = &lci_host->slot_taken[lci_ring_pos(
@@ -426,9 +435,13 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
          * waits: it wakes the host when the timer is due.  One wake-up
          * still to come, no later than this one, does it already: a host
          * that waits again and again (each poll of a spinning live host)
-         * must not pile up one event per wait. */
+         * must not pile up one event per wait.  But one due within the
+         * lookahead of our clock may have run while we were running
+         * (without waking us), so it counts only beyond that. */
+        uint64_t pending_from = now + lci_seg()->lookahead_ns;
         if (tn != LCI_TIME_INF &&
-            !(lci_host->wake_posted > now && lci_host->wake_posted <= at)) {
+            !(lci_host->wake_posted > pending_from &&
+              lci_host->wake_posted <= at)) {
             lci_host->wake_posted = at;
             lci_platform->post(at, LCI_EV_HOST_WAKE, lci_host->rank, 0, 0);
         }
@@ -437,6 +450,11 @@ int lci_host_idle_step(uint64_t next, lci_host_status_t how)
     lci_host_timers_run();
     return woken_idle;
 }
+
+/* See idle_grace: a test call and the wait it makes, with room to spare;
+ * a program that only spins still sleeps again soon, and a deadlock is
+ * reported as before. */
+#define LCI_IDLE_GRACE_POLLS 16
 
 static int poll_body(int wait)
 {
@@ -449,13 +467,22 @@ static int poll_body(int wait)
     uint64_t next;
     lci_host_deliver(&next);
     int n = (int)(lci_host->upcalls - before);
-    int spinning = lci_host->empty_polls > 0 && !lci_host->computed_since_poll;
+    if (n > 0 || lci_host->computed_since_poll) {
+        lci_host->idle_grace = 0;
+    }
+    int spinning = lci_host->empty_polls > 0 &&
+                   !lci_host->computed_since_poll && lci_host->idle_grace == 0;
+    if (n == 0 && lci_host->idle_grace > 0) {
+        lci_host->idle_grace--;
+    }
     while (n == 0 && (wait || spinning)) {
         /* A spinning host is fast-forwarded to its next arrival: idle
          * waiting costs no real time. */
         if (lci_host_idle_step(next, wait ? LCI_HOST_WAITING
                                           : LCI_HOST_IDLE)) {
-            break; /* woken only because the whole cluster went idle */
+            /* Woken only because the whole cluster went idle. */
+            lci_host->idle_grace = LCI_IDLE_GRACE_POLLS;
+            break;
         }
         lci_host->ni->h_last_poll = lci_host->hs->clock;
         lci_host_deliver(&next);

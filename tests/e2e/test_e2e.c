@@ -810,6 +810,34 @@ static void test_replies_sent_from_upcalls_flow_on_every_decomposition(void)
     }
 }
 
+/* A packet that reaches the host ring while an upcall runs (and is sent
+ * by a host that lags behind) is delivered by the same poll once the
+ * upcall returns: the host looks at its ring at its clock, after the
+ * events up to it, on both engines. */
+static void test_packet_arriving_during_an_upcall_is_delivered_by_that_poll(void)
+{
+    struct e2e_run r;
+    const char *prog = e2e_prog_path("tests/e2e/e2e_upcall_time");
+    const char *engines[] = {"fibers", "processes"};
+
+    for (size_t i = 0; i < E2E_NDECOMPS; i++) {
+        const char *d = e2e_decomps[i];
+        if (!e2e_offered(d)) {
+            continue;
+        }
+        for (size_t k = 0; k < 2; k++) {
+            e2e_run(&r, "-n", "2", "--engine", engines[k], "--decomp", d, prog,
+                    NULL);
+            if (e2e_expect_success(&r)) {
+                CU_ASSERT(e2e_contains(r.out, "upcalls in the first poll: 2"));
+            } else {
+                printf("\n    %s, %s engine", d, engines[k]);
+            }
+            e2e_run_free(&r);
+        }
+    }
+}
+
 /* ---- failures of nodes are reported --------------------------------- */
 
 static void test_node_calling_lci_abort_ends_the_run_with_its_message(void)
@@ -980,6 +1008,7 @@ static const struct e2e_test decomp_tests[] = {
     T(same_seed_gives_same_trace_hash_and_other_program_differs),
     T(same_fault_seed_gives_same_trace_hash),
     T(replies_sent_from_upcalls_flow_on_every_decomposition),
+    T(packet_arriving_during_an_upcall_is_delivered_by_that_poll),
 };
 
 static int add_suite(const char *name, const struct e2e_test *tests, size_t n)
