@@ -477,7 +477,7 @@ static void handle_command(lci_ni_t *ni)
         handle_early(ni, cmd);
         return;
     }
-    if (cmd->buf >= ni->nsend || cmd->len > ni->payload_max) {
+    if (buf >= ni->nsend || cmd->len > ni->payload_max) {
         ni->counters.drops_malformed++;
         return;
     }
@@ -491,7 +491,7 @@ static void handle_command(lci_ni_t *ni)
     hdr.src_ep = cmd->src_ep;
     /* One reference per command posted for this buffer, taken when the
      * first one arrives so the buffer outlives the last. */
-    *lci_ni_refcnt(ni, cmd->buf) += (uint8_t)cmd->shares;
+    *lci_ni_refcnt(ni, buf) += (uint8_t)cmd->shares;
     switch (cmd->op) {
     case LCI_CMD_SEND:
     case LCI_CMD_FA:
@@ -501,7 +501,7 @@ static void handle_command(lci_ni_t *ni)
         }
         hdr.type = cmd->op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
         hdr.dst = cmd->dst;
-        lci_fw_send(ni, cmd->buf, &hdr);
+        lci_fw_send(ni, buf, &hdr);
         break;
     case LCI_CMD_MCAST: {
         const lci_ni_group_t *g =
@@ -514,7 +514,7 @@ static void handle_command(lci_ni_t *ni)
         hdr.group = cmd->dst;
         hdr.aux = (uint32_t)g->self; /* the root's member index */
         lci_env_t env = lci_place_ni_env(ni);
-        dc->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), cmd->buf, &hdr);
+        dc->mc->ops.forward(&env, g, lci_ni_group_view(ni, g), buf, &hdr);
         break;
     }
     case LCI_CMD_FWD:
@@ -525,7 +525,7 @@ static void handle_command(lci_ni_t *ni)
         }
         lci_cmd_get_hdr(cmd, &hdr);
         hdr.type = LCI_PKT_MCAST;
-        lci_fw_send(ni, cmd->buf, &hdr);
+        lci_fw_send(ni, buf, &hdr);
         break;
     default:
         ni->counters.drops_malformed++;
