@@ -29,6 +29,21 @@ void lci_event_heap_push(lci_event_t *heap, uint64_t *count_p,
     heap[i] = *ev;
 }
 
+/* 1 if a comes before b, without a branch: which child is smallest is
+ * different every time, so a branch on it is mispredicted half the time. */
+static inline uint64_t ev_lt(const lci_event_t *a, const lci_event_t *b)
+{
+    return (uint64_t)((a->time < b->time) |
+                      ((a->time == b->time) & (a->seq < b->seq)));
+}
+
+/* The smaller of children x and y, chosen arithmetically. */
+static inline uint64_t ev_min2(const lci_event_t *heap, uint64_t x, uint64_t y)
+{
+    uint64_t take_y = ev_lt(&heap[y], &heap[x]);
+    return x ^ ((x ^ y) & (0 - take_y));
+}
+
 lci_event_t lci_event_heap_pop(lci_event_t *heap, uint64_t *count_p)
 {
     lci_event_t top = heap[0];
@@ -36,16 +51,19 @@ lci_event_t lci_event_heap_pop(lci_event_t *heap, uint64_t *count_p)
     uint64_t n = *count_p, i = 0;
     for (;;) {
         uint64_t first = LCI_EVENT_HEAP_ARITY * i + 1;
-        if (first >= n) {
-            break;
-        }
-        uint64_t end = first + LCI_EVENT_HEAP_ARITY < n
-                           ? first + LCI_EVENT_HEAP_ARITY
-                           : n;
-        uint64_t c = first;
-        for (uint64_t k = first + 1; k < end; k++) {
-            if (ev_before(&heap[k], &heap[c])) {
-                c = k;
+        uint64_t c;
+        if (first + LCI_EVENT_HEAP_ARITY <= n) {
+            /* A full node: a tournament of two pairs. */
+            uint64_t a = ev_min2(heap, first, first + 1);
+            uint64_t b = ev_min2(heap, first + 2, first + 3);
+            c = ev_min2(heap, a, b);
+        } else {
+            if (first >= n) {
+                break;
+            }
+            c = first;
+            for (uint64_t k = first + 1; k < n; k++) {
+                c = ev_min2(heap, c, k);
             }
         }
         if (!ev_before(&heap[c], &last)) {
