@@ -9,9 +9,13 @@
 
 #define LCI_EVENT_HEAP_ARITY 4
 
-static int ev_before(const lci_event_t *a, const lci_event_t *b)
+/* 1 if a comes before b, else 0, computed without a branch: which of a
+ * node's children is earliest differs every time, and a branch on it was
+ * mispredicted half the time (ev_min2). */
+static inline uint64_t ev_before(const lci_event_t *a, const lci_event_t *b)
 {
-    return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+    return (uint64_t)((a->time < b->time) |
+                      ((a->time == b->time) & (a->seq < b->seq)));
 }
 
 void lci_event_heap_push(lci_event_t *heap, uint64_t *count_p,
@@ -29,18 +33,10 @@ void lci_event_heap_push(lci_event_t *heap, uint64_t *count_p,
     heap[i] = *ev;
 }
 
-/* 1 if a comes before b, without a branch: which child is smallest is
- * different every time, so a branch on it is mispredicted half the time. */
-static inline uint64_t ev_lt(const lci_event_t *a, const lci_event_t *b)
-{
-    return (uint64_t)((a->time < b->time) |
-                      ((a->time == b->time) & (a->seq < b->seq)));
-}
-
 /* The smaller of children x and y, chosen arithmetically. */
 static inline uint64_t ev_min2(const lci_event_t *heap, uint64_t x, uint64_t y)
 {
-    uint64_t take_y = ev_lt(&heap[y], &heap[x]);
+    uint64_t take_y = ev_before(&heap[y], &heap[x]);
     return x ^ ((x ^ y) & (0 - take_y));
 }
 

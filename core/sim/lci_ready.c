@@ -27,13 +27,9 @@ static uint32_t *pos(void)
     return (uint32_t *)(heap() + lci_seg()->cfg.nnodes);
 }
 
-static int before(const entry_t *a, const entry_t *b)
-{
-    return a->clock < b->clock || (a->clock == b->clock && a->node < b->node);
-}
-
-/* before(), as 0 or 1 without a branch (see sift_down). */
-static uint32_t before_bit(const entry_t *a, const entry_t *b)
+/* 1 if a comes before b, else 0, computed without a branch (sift_down
+ * adds it to a child's index). */
+static uint32_t before(const entry_t *a, const entry_t *b)
 {
     return (uint32_t)((a->clock < b->clock) |
                       ((a->clock == b->clock) & (a->node < b->node)));
@@ -71,7 +67,7 @@ static void sift_down(uint32_t i)
         /* Which child is earlier differs every time: chosen by
          * arithmetic, not by a branch the processor would mispredict. */
         if (c + 1 < n) {
-            c += before_bit(&h[c + 1], &h[c]);
+            c += before(&h[c + 1], &h[c]);
         }
         if (!before(&h[c], &e)) {
             break;
