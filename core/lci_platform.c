@@ -16,6 +16,11 @@ static const lci_platform_ops_t *const builtin[] = {
 
 const lci_platform_ops_t *lci_platform = &lci_platform_sim;
 
+const lci_platform_ops_t *lci_platform_current(void)
+{
+    return lci_platform;
+}
+
 const lci_platform_ops_t *lci_platform_find(const char *name)
 {
     for (size_t i = 0; i < NBUILTIN; i++) {

@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "lci.h"
+#include "lci_internal.h"
 #include "lci_world.h"
 
 #define LCI_PLATFORM_ABI_VERSION 1
@@ -129,7 +130,10 @@ typedef struct lci_platform_ops {
 } lci_platform_ops_t;
 
 /* The platform of this process. */
-extern const lci_platform_ops_t *lci_platform;
+extern LCI_INTERNAL const lci_platform_ops_t *lci_platform;
+
+/* The same, for programs outside the library. */
+const lci_platform_ops_t *lci_platform_current(void);
 
 extern const lci_platform_ops_t lci_platform_sim;
 extern const lci_platform_ops_t lci_platform_live;

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "lci_internal.h"
+
 #define LCI_TIMELINE_ENV "LCI_TIMELINE"
 /* "FROM:TO" in ns: only spans that overlap it are written (a long run's
  * whole timeline would take gigabytes). */
@@ -22,8 +24,8 @@ typedef enum { LCI_TRACK_HOST = 0, LCI_TRACK_NI = 1 } lci_track_t;
 
 /* Whether this process records (set by lci_timeline_open), and the
  * window of virtual time it records. */
-extern int lci_timeline_on;
-extern uint64_t lci_timeline_from, lci_timeline_until;
+extern LCI_INTERNAL int lci_timeline_on;
+extern LCI_INTERNAL uint64_t lci_timeline_from, lci_timeline_until;
 
 /* Opens the file named by LCI_TIMELINE, if set, and reads the window of
  * LCI_TIMELINE_WINDOW.  Returns 0, or -1 with errno set when the file

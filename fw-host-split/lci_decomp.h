@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "lci_internal.h"
 #include "lci_policy.h"
 
 typedef enum { LCI_PLACE_HOST = 0, LCI_PLACE_NI = 1 } lci_placement_t;
@@ -26,7 +27,10 @@ typedef struct {
 
 /* The decomposition this process runs (set by lci_decomp_select; until
  * then the first built-in one). */
-extern const lci_decomp_t *lci_decomp_active;
+extern LCI_INTERNAL const lci_decomp_t *lci_decomp_active;
+
+/* The same, for programs outside the library. */
+const lci_decomp_t *lci_decomp_current(void);
 
 /* Longest decomposition name, with its terminating NUL. */
 #define LCI_DECOMP_NAME_MAX 64

@@ -13,3 +13,8 @@ const lci_event_handler_func_t lci_event_table[LCI_EV_MAX] = {
     [LCI_EV_HOST_WAKE] = lci_sched_on_host_wake,
     [LCI_EV_INTR_ENABLE] = lci_fw_on_intr_enable,
 };
+
+lci_event_handler_func_t lci_event_handler(uint16_t type)
+{
+    return type < LCI_EV_MAX ? lci_event_table[type] : NULL;
+}

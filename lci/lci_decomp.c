@@ -64,6 +64,11 @@ static const lci_decomp_t builtin[] = {
 
 const lci_decomp_t *lci_decomp_active = &builtin[0];
 
+const lci_decomp_t *lci_decomp_current(void)
+{
+    return lci_decomp_active;
+}
+
 size_t lci_decomp_count(void)
 {
     return sizeof builtin / sizeof builtin[0];

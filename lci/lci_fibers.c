@@ -34,6 +34,10 @@
  * from the segment). */
 #define LCI_FIBERS_STOPPED 71
 
+/* The engine's own view of the segment (lci_world.h); the nodes use the
+ * library's. */
+lci_world_t lci_world;
+
 typedef struct {
     void (*func)(void *);
     void *arg;
@@ -405,6 +409,7 @@ int main(int argc, char **argv)
                 fd_text);
         return 2;
     }
+    lci_world_view(base);
     close(fd);
     nnodes = lci_seg()->cfg.nnodes;
     char path[4096], dir[4096];

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "lci.h"
+#include "lci_internal.h"
 #include "lci_ni.h"
 #include "lci_platform.h"
 #include "lci_sched.h"
@@ -136,7 +137,7 @@ typedef struct {
 
 /* This node's host state: a node-local block (lci_node_local.h), so it
  * follows the running node where several share a process. */
-extern lci_host_t *lci_host;
+extern LCI_INTERNAL lci_host_t *lci_host;
 
 /* Records an error message for lci_last_error() and returns status. */
 lci_status_t lci_error(lci_status_t status, const char *fmt, ...)

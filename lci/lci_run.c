@@ -34,6 +34,9 @@
 #include "lci_timeline.h"
 #include "lci_world.h"
 
+/* lci-run's own view of the segment it creates (lci_world.h). */
+lci_world_t lci_world;
+
 static pid_t *pids;
 static uint32_t npids;
 static volatile sig_atomic_t progress_due;
@@ -576,6 +579,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "lci-run: %s\n", err);
         return 2;
     }
+    lci_world_view(base);
     lci_seg_t *seg = lci_seg();
     atomic_store(&lci_world_host(0)->go, 1); /* node 0 starts */
     char fabrictext[16] = "";

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "lci.h"
+#include "lci_internal.h"
 #include "lci_ni.h"
 #include "lci_world.h"
 
@@ -40,7 +41,7 @@ typedef struct lci_hw_sink {
 } lci_hw_sink_t;
 
 /* The sink of this process. */
-extern const lci_hw_sink_t *lci_hw_sink;
+extern LCI_INTERNAL const lci_hw_sink_t *lci_hw_sink;
 
 /* Makes sink this process's; refuses one with an empty slot
  * (LCI_ERR_CONFIG) and keeps the previous one. */

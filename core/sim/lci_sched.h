@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "lci.h"
+#include "lci_internal.h"
 #include "lci_world.h"
 
 typedef enum {
@@ -43,7 +44,11 @@ typedef enum {
 typedef void (*lci_event_handler_func_t)(const lci_event_t *ev);
 
 /* The one dispatch table (fw-host-split/lci_event_table.c). */
-extern const lci_event_handler_func_t lci_event_table[LCI_EV_MAX];
+extern LCI_INTERNAL const lci_event_handler_func_t lci_event_table[LCI_EV_MAX];
+
+/* The handler of event type, for programs outside the library (NULL for
+ * a type out of range). */
+lci_event_handler_func_t lci_event_handler(uint16_t type);
 
 /* Schedules an event. */
 void lci_sim_post(uint64_t time, uint16_t type, uint32_t node, uint32_t a,

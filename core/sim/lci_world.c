@@ -165,8 +165,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
     s->wire_slot_bytes = l.wire_slot;
     s->nwire = (uint32_t)l.nwire;
 
-    lci_world.seg = s;
-    lci_world.base = base;
+    lci_world_view(base);
     lci_status_t st;
     for (uint32_t k = 0; k < cfg->nnodes; k++) {
         st = lci_ni_layout(lci_world_ni(k), cfg->sram_bytes, k, cfg, prof, err,
@@ -224,7 +223,6 @@ lci_status_t lci_world_attach(void *base)
     if (s->magic != LCI_SEG_MAGIC || s->version != LCI_SEG_VERSION) {
         return LCI_ERR_PLATFORM;
     }
-    lci_world.seg = s;
-    lci_world.base = base;
+    lci_world_view(base);
     return LCI_OK;
 }

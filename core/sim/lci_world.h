@@ -17,6 +17,7 @@
 #include "lci.h"
 #include "lci_config.h"
 #include "lci_contract.h"
+#include "lci_internal.h"
 #include "lci_ni.h"
 #include "lci_profile.h"
 
@@ -134,14 +135,24 @@ typedef struct {
 
 struct lci_ni;
 
-/* This process's view of the segment.  Which platform runs over it is
+/* A program's view of the segment.  Which platform runs over it is
  * chosen apart (lci_platform.h). */
 typedef struct {
     lci_seg_t *seg;
     char *base;
 } lci_world_t;
 
-extern lci_world_t lci_world;
+/* The library's view, set by lci_world_init and lci_world_attach.  A
+ * program outside the library that reads the segment too (lci-run,
+ * lci-fibers) defines a view of its own and sets it with lci_world_view
+ * once the library has checked the segment. */
+extern LCI_INTERNAL lci_world_t lci_world;
+
+static inline void lci_world_view(void *base)
+{
+    lci_world.seg = (lci_seg_t *)base;
+    lci_world.base = (char *)base;
+}
 
 static inline lci_seg_t *lci_seg(void)
 {

@@ -120,7 +120,9 @@ typedef struct {
     crl_stats_t stats;
 } crl_node_t;
 
-extern crl_node_t crl;
+/* Hidden: the library reaches it directly, not through its global offset
+ * table. */
+extern __attribute__((visibility("hidden"))) crl_node_t crl;
 
 /* ---- crl_node.c ----------------------------------------------------- */
 

@@ -302,8 +302,9 @@ struct mpi_state {
 };
 
 /* This node's MPI: a node-local block (lci_node_local), so it follows the
- * running node where several nodes share one process. */
-extern struct mpi_state *mpi;
+ * running node where several nodes share one process.  Hidden: the
+ * library reaches it directly, not through its global offset table. */
+extern __attribute__((visibility("hidden"))) struct mpi_state *mpi;
 
 /* ---- errors and checks (mpi_env.c) ------------------------------------- */
 

@@ -41,9 +41,11 @@ typedef struct {
     mg_stats_t stats;
 } mg_node_t;
 
-extern mg_node_t mg;
+/* Hidden: the library reaches them directly, not through its global
+ * offset table. */
+extern __attribute__((visibility("hidden"))) mg_node_t mg;
 
-extern char mg_errbuf[512];
+extern __attribute__((visibility("hidden"))) char mg_errbuf[512];
 /* Records why a call failed (for mg_last_error) and yields its status. */
 #define mg_error(status, ...)                                                  \
     (snprintf(mg_errbuf, sizeof mg_errbuf, __VA_ARGS__), (status))

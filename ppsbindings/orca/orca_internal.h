@@ -77,7 +77,9 @@ struct orca_state {
     int in_op; /* an operation's function is running */
 };
 
-extern struct orca_state orca;
+/* Hidden: the library reaches it directly, not through its global offset
+ * table. */
+extern __attribute__((visibility("hidden"))) struct orca_state orca;
 
 /* orca_error.c */
 int orca_error(int status, const char *fmt, ...)

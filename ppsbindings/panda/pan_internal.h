@@ -134,8 +134,9 @@ struct pan_state {
 };
 
 /* This node's Panda: a node-local block (lci_node_local), so it follows
- * the running node where several nodes share one process. */
-extern struct pan_state *pan;
+ * the running node where several nodes share one process.  Hidden: the
+ * library reaches it directly, not through its global offset table. */
+extern __attribute__((visibility("hidden"))) struct pan_state *pan;
 
 #define PAN_SEQUENCER                                                          \
     0 /* node whose F&A variable hands out sequence numbers                    \

@@ -100,7 +100,7 @@ static void the_builtin_table_is_what_configure_chose(void)
     }
     CU_ASSERT_EQUAL(lci_decomp_count(), n);
     /* Before any selection the first built-in one is active. */
-    CU_ASSERT_PTR_EQUAL(lci_decomp_active, lci_decomp_at(0));
+    CU_ASSERT_PTR_EQUAL(lci_decomp_current(), lci_decomp_at(0));
 }
 
 static void every_builtin_name_is_found_and_selected(void)
@@ -110,7 +110,7 @@ static void every_builtin_name_is_found_and_selected(void)
         char err[512] = "";
         CU_ASSERT_PTR_EQUAL(lci_decomp_find(d->name), d);
         CU_ASSERT_EQUAL(lci_decomp_select(d->name, err, sizeof err), LCI_OK);
-        CU_ASSERT_PTR_EQUAL(lci_decomp_active, d);
+        CU_ASSERT_PTR_EQUAL(lci_decomp_current(), d);
     }
     restore_active();
 }
@@ -173,10 +173,10 @@ static void unordered_rx_on_the_host_is_rejected(void)
 static void unknown_name_is_a_config_error_listing_every_valid_name(void)
 {
     char err[2048] = "";
-    const lci_decomp_t *before = lci_decomp_active;
+    const lci_decomp_t *before = lci_decomp_current();
     CU_ASSERT_EQUAL(lci_decomp_select("rxyz-mq", err, sizeof err),
                     LCI_ERR_CONFIG);
-    CU_ASSERT_PTR_EQUAL(lci_decomp_active, before);
+    CU_ASSERT_PTR_EQUAL(lci_decomp_current(), before);
     CU_ASSERT(contains(err, "unknown decomposition 'rxyz-mq'"));
     CU_ASSERT(contains(err, "valid values are:"));
     for (size_t i = 0; i < lci_decomp_count(); i++) {
@@ -201,10 +201,10 @@ static void unknown_name_is_a_config_error_listing_every_valid_name(void)
 static void module_of_another_abi_is_rejected_naming_the_abi(void)
 {
     char err[2048] = "";
-    const lci_decomp_t *before = lci_decomp_active;
+    const lci_decomp_t *before = lci_decomp_current();
     CU_ASSERT_EQUAL(lci_decomp_select("test-bad-abi", err, sizeof err),
                     LCI_ERR_CONFIG);
-    CU_ASSERT_PTR_EQUAL(lci_decomp_active, before);
+    CU_ASSERT_PTR_EQUAL(lci_decomp_current(), before);
     CU_ASSERT(contains(err, "lci_decomp_test-bad-abi.so rejected"));
     char abi[96];
     snprintf(abi, sizeof abi, "policy ABI %u, this library expects %u",
@@ -217,10 +217,10 @@ static void module_of_another_abi_is_rejected_naming_the_abi(void)
 static void module_with_a_null_op_is_rejected_naming_the_op(void)
 {
     char err[2048] = "";
-    const lci_decomp_t *before = lci_decomp_active;
+    const lci_decomp_t *before = lci_decomp_current();
     CU_ASSERT_EQUAL(lci_decomp_select("test-null-op", err, sizeof err),
                     LCI_ERR_CONFIG);
-    CU_ASSERT_PTR_EQUAL(lci_decomp_active, before);
+    CU_ASSERT_PTR_EQUAL(lci_decomp_current(), before);
     CU_ASSERT(contains(err, "lci_decomp_test-null-op.so rejected"));
     CU_ASSERT(contains(err, "rx component 'stub-rx-no-timer' leaves op "
                             "'timer' NULL"));
@@ -233,12 +233,12 @@ static void good_module_loads_and_is_selected(void)
     CU_ASSERT_PTR_NULL(lci_decomp_find("test-good")); /* not built in */
     CU_ASSERT_EQUAL_FATAL(lci_decomp_select("test-good", err, sizeof err),
                           LCI_OK);
-    CU_ASSERT_STRING_EQUAL(lci_decomp_active->name, "test-good");
-    CU_ASSERT_STRING_EQUAL(lci_decomp_active->rx->name, "stub-rx");
-    const lci_decomp_t *first = lci_decomp_active;
+    CU_ASSERT_STRING_EQUAL(lci_decomp_current()->name, "test-good");
+    CU_ASSERT_STRING_EQUAL(lci_decomp_current()->rx->name, "stub-rx");
+    const lci_decomp_t *first = lci_decomp_current();
     /* Selecting it again reuses the loaded module. */
     CU_ASSERT_EQUAL(lci_decomp_select("test-good", err, sizeof err), LCI_OK);
-    CU_ASSERT_PTR_EQUAL(lci_decomp_active, first);
+    CU_ASSERT_PTR_EQUAL(lci_decomp_current(), first);
     restore_active();
 }
 
@@ -292,7 +292,7 @@ static void every_built_module_loads_and_is_complete(void)
         if (!known[i].builtin) {
             CU_ASSERT_EQUAL(lci_decomp_select(known[i].name, err, sizeof err),
                             LCI_OK);
-            CU_ASSERT_PTR_EQUAL(lci_decomp_active, d);
+            CU_ASSERT_PTR_EQUAL(lci_decomp_current(), d);
         } else {
             /* Built in and a module: the built-in one wins. */
             CU_ASSERT_PTR_NOT_EQUAL(lci_decomp_find(known[i].name), d);

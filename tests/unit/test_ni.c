@@ -251,6 +251,8 @@ static void fifo_is_first_in_first_out_and_stack_last_in_first_out(void)
 /* ---- RX_no on a two-node world, without the scheduler ------------------ */
 
 static void *world_mem;
+/* This test's view of the segment the library builds (lci_world.h). */
+lci_world_t lci_world;
 
 static lci_ni_t *two_node_world(uint32_t window)
 {
@@ -270,6 +272,7 @@ static lci_ni_t *two_node_world(uint32_t window)
     CU_ASSERT_EQUAL_FATAL(lci_world_init(world_mem, size, &cfg, &prof, events,
                                          err, sizeof err),
                           LCI_OK);
+    lci_world_view(world_mem);
     return lci_world_ni(0);
 }
 
@@ -283,7 +286,8 @@ static void rx_send(lci_ni_t *ni, uint32_t buf)
     h.type = LCI_PKT_DATA;
     *lci_ni_refcnt(ni, buf) = 1; /* the reference send() takes over */
     ni->fw_running = 1;          /* as inside a firmware handler */
-    lci_decomp_active->rx->ops.send(lci_place_ni_rx_state(ni), &env, buf, &h);
+    lci_decomp_current()->rx->ops.send(lci_place_ni_rx_state(ni), &env, buf,
+                                       &h);
     ni->fw_running = 0;
 }
 
@@ -296,14 +300,14 @@ static int rx_accept(lci_ni_t *ni, uint8_t type, uint16_t credits,
     h.type = type;
     h.hop_src = 1;
     h.credits = credits;
-    return lci_decomp_active->rx->ops.accept(lci_place_ni_rx_state(ni), &env,
-                                              buf, &h, status);
+    return lci_decomp_current()->rx->ops.accept(lci_place_ni_rx_state(ni), &env,
+                                                buf, &h, status);
 }
 
 static void rx_released(lci_ni_t *ni)
 {
     lci_env_t env = lci_place_ni_env(ni);
-    lci_decomp_active->rx->ops.released(lci_place_ni_rx_state(ni), &env, 1);
+    lci_decomp_current()->rx->ops.released(lci_place_ni_rx_state(ni), &env, 1);
 }
 
 static void closed_window_queues_and_returned_credits_drain_in_order(void)
@@ -354,7 +358,7 @@ static void ring_release_waits_in_ni_memory_until_the_ni_needs_space(void)
     uint32_t limit = ni->ni_ring_limit + 1;
     /* The host frees a slot; its word lands at 1 us.  The NI waits for no
      * space, so no event. */
-    lci_platform->doorbell(ni, 1000, LCI_EV_RING_UPDATE, limit);
+    lci_platform_current()->doorbell(ni, 1000, LCI_EV_RING_UPDATE, limit);
     CU_ASSERT_EQUAL(s->heap_count, 0);
     CU_ASSERT_EQUAL(ni->ring_log_count, 1);
     CU_ASSERT_EQUAL(s->ring_logged, 1);
@@ -374,7 +378,7 @@ static void ring_release_waits_in_ni_memory_until_the_ni_needs_space(void)
     CU_ASSERT_EQUAL(ev.a, limit);
     /* At 1 us the slot is free: the packet's host DMA starts then, not at
      * 0.5 us. */
-    lci_event_table[ev.type](&ev);
+    lci_event_handler(ev.type)(&ev);
     CU_ASSERT_EQUAL(ni->dma_wait.count, 0);
     CU_ASSERT_EQUAL(ni->ni_ring_prod, limit);
     CU_ASSERT(ni->hdma_free >= 1000 + (uint64_t)lci_prof()->ni_dma_setup_ns);
@@ -388,7 +392,7 @@ static void ring_release_is_seen_in_the_order_its_event_would_have_had(void)
     uint32_t limit = ni->ni_ring_limit + 3;
     s->next_seq = 100; /* as after a hundred events: room for earlier ones */
     uint64_t seq = s->next_seq;
-    lci_platform->doorbell(ni, 2000, LCI_EV_RING_UPDATE, limit);
+    lci_platform_current()->doorbell(ni, 2000, LCI_EV_RING_UPDATE, limit);
     CU_ASSERT_EQUAL_FATAL(ni->ring_log_count, 1);
     /* Firmware running before the word lands does not see it: earlier... */
     doorbell_event_at(1999, seq + 1);
@@ -404,7 +408,7 @@ static void ring_release_is_seen_in_the_order_its_event_would_have_had(void)
     /* An older word taken in late never lowers what the NI knows. */
     lci_event_t old = {.time = 2000, .seq = seq + 2,
                        .type = LCI_EV_RING_UPDATE, .a = limit - 2};
-    lci_event_table[old.type](&old);
+    lci_event_handler(old.type)(&old);
     CU_ASSERT_EQUAL(ni->ni_ring_limit, limit);
     free(world_mem);
 }
@@ -419,30 +423,30 @@ static void firmware_run_waits_for_a_processor_busy_past_it(void)
     uint32_t buf = ni->nsend; /* a receive buffer a transmission freed */
     *lci_ni_refcnt(ni, buf) = 1;
     lci_ni_fifo_push(ni, &ni->tx_freed, buf);
-    lci_platform->post(1000, LCI_EV_FW_RUN, 0, 0, 0);
+    lci_platform_current()->post(1000, LCI_EV_FW_RUN, 0, 0, 0);
     ni->fw_sched_time = 1000;
     ni->cpu_free = 3000; /* other work meanwhile, until 3 us */
     s->horizon = 2000;   /* a host may act from 2 us on */
     lci_event_t ev = take_event();
-    lci_event_table[ev.type](&ev);
+    lci_event_handler(ev.type)(&ev);
     CU_ASSERT_EQUAL(ni->tx_freed.count, 1); /* nothing done at 1 us */
     CU_ASSERT_EQUAL_FATAL(s->heap_count, 1);
     ev = take_event();
     CU_ASSERT_EQUAL(ev.type, LCI_EV_FW_RUN);
     CU_ASSERT_EQUAL(ev.time, 3000);
-    lci_event_table[ev.type](&ev);
+    lci_event_handler(ev.type)(&ev);
     CU_ASSERT_EQUAL(ni->tx_freed.count, 0); /* done at 3 us */
     CU_ASSERT_EQUAL(ni->cpu_free, 3000 + (uint64_t)lci_prof()->ni_credit_ns);
     /* When nothing can come first (no event, no host before 5 us), the
      * run does it at once, at the time the processor is free. */
     lci_ni_fifo_push(ni, &ni->tx_freed, buf);
     *lci_ni_refcnt(ni, buf) = 1;
-    lci_platform->post(3100, LCI_EV_FW_RUN, 0, 0, 0);
+    lci_platform_current()->post(3100, LCI_EV_FW_RUN, 0, 0, 0);
     ni->fw_sched_time = 3100;
     ni->cpu_free = 4000;
     s->horizon = 5000;
     ev = take_event();
-    lci_event_table[ev.type](&ev);
+    lci_event_handler(ev.type)(&ev);
     CU_ASSERT_EQUAL(ni->tx_freed.count, 0);
     CU_ASSERT(ni->cpu_free >= 4000 + (uint64_t)lci_prof()->ni_credit_ns);
     for (uint64_t i = 0; i < s->heap_count; i++) {
