@@ -12,10 +12,13 @@
 /* 1 if a comes before b, else 0, computed without a branch: which of a
  * node's children is earliest differs every time, and a branch on it was
  * mispredicted half the time (ev_min2). */
+__extension__ typedef unsigned __int128 ev_key_t;
+
 static inline uint64_t ev_before(const lci_event_t *a, const lci_event_t *b)
 {
-    return (uint64_t)((a->time < b->time) |
-                      ((a->time == b->time) & (a->seq < b->seq)));
+    ev_key_t ka = (ev_key_t)a->time << 64 | a->seq;
+    ev_key_t kb = (ev_key_t)b->time << 64 | b->seq;
+    return (uint64_t)(ka < kb);
 }
 
 void lci_event_heap_push(lci_event_t *heap, uint64_t *count_p,

@@ -15,12 +15,8 @@
 
 /* ---- services -------------------------------------------------------- */
 
-void lci_fw_charge(lci_ni_t *ni, const char *what, double ns)
+void lci_fw_charge_ns(lci_ni_t *ni, const char *what, uint64_t n)
 {
-    uint64_t n = (uint64_t)(ns + 0.5);
-    if (n == 0) {
-        return; /* a free operation (every one on the live platform) */
-    }
     uint64_t start = ni->now;
     ni->now += n;
     lci_timeline_span(ni->node, LCI_TRACK_NI, what, start, ni->now);

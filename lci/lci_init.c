@@ -102,12 +102,8 @@ void lci_host_step(void)
     }
 }
 
-void lci_host_charge(const char *what, double ns)
+void lci_host_charge_ns(const char *what, uint64_t n)
 {
-    uint64_t n = (uint64_t)(ns + 0.5);
-    if (n == 0) {
-        return; /* a free operation (every one on the live platform) */
-    }
     lci_timeline_span(lci_host->rank, LCI_TRACK_HOST, what, lci_host->hs->clock,
                       lci_host->hs->clock + n);
     lci_host->hs->clock += n;

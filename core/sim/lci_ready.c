@@ -29,10 +29,13 @@ static uint32_t *pos(void)
 
 /* 1 if a comes before b, else 0, computed without a branch (sift_down
  * adds it to a child's index). */
+__extension__ typedef unsigned __int128 ready_key_t;
+
 static uint32_t before(const entry_t *a, const entry_t *b)
 {
-    return (uint32_t)((a->clock < b->clock) |
-                      ((a->clock == b->clock) & (a->node < b->node)));
+    ready_key_t ka = (ready_key_t)a->clock << 64 | a->node;
+    ready_key_t kb = (ready_key_t)b->clock << 64 | b->node;
+    return (uint32_t)(ka < kb);
 }
 
 static void place(uint32_t i, entry_t e)
@@ -41,23 +44,30 @@ static void place(uint32_t i, entry_t e)
     pos()[e.node] = i;
 }
 
+/* The sifts keep the heap's and the positions' addresses in locals: a
+ * store through them could alias the segment's offsets, so place() would
+ * read those again at every level. */
 static void sift_up(uint32_t i)
 {
     entry_t *h = heap(), e = h[i];
+    uint32_t *p = pos();
     while (i > 0) {
         uint32_t parent = (i - 1) / 2;
         if (!before(&e, &h[parent])) {
             break;
         }
-        place(i, h[parent]);
+        h[i] = h[parent];
+        p[h[i].node] = i;
         i = parent;
     }
-    place(i, e);
+    h[i] = e;
+    p[e.node] = i;
 }
 
 static void sift_down(uint32_t i)
 {
     entry_t *h = heap(), e = h[i];
+    uint32_t *p = pos();
     uint32_t n = lci_seg()->ready_count;
     for (;;) {
         uint32_t c = 2 * i + 1;
@@ -72,10 +82,12 @@ static void sift_down(uint32_t i)
         if (!before(&h[c], &e)) {
             break;
         }
-        place(i, h[c]);
+        h[i] = h[c];
+        p[h[i].node] = i;
         i = c;
     }
-    place(i, e);
+    h[i] = e;
+    p[e.node] = i;
 }
 
 static entry_t entry_of(uint32_t node)
