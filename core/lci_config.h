@@ -44,6 +44,14 @@ static inline int lci_fault_window_on(const lci_fault_window_t *w, uint64_t t)
     return w->dur > 0 && t >= w->start && t - w->start < w->dur;
 }
 
+/* Whether f loses, damages or repeats packets on the wire; without, every
+ * packet arrives once and intact, and the injector need not be asked. */
+static inline int lci_fault_on_wire(const lci_fault_config_t *f)
+{
+    return f->drop > 0 || f->corrupt > 0 || f->dup > 0 || f->burst > 0 ||
+           f->drop_nth > 0 || f->linkdown.dur > 0;
+}
+
 typedef struct {
     uint32_t nnodes;
     uint32_t packet_size;  /* bytes per buffer, header included */

@@ -423,8 +423,9 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
     }
 
     uint64_t n = s->packets_on_wire++;
-    unsigned fate = lci_hw_fault(hdr, ni->node, pkt, bytes, n, now,
-                                 &s->burst_left);
+    unsigned fate = s->wire_faults ? lci_hw_fault(hdr, ni->node, pkt, bytes, n,
+                                                  now, &s->burst_left)
+                                   : 0;
     if (fate & LCI_HW_FAULT_LOST) {
         wire_slot_free(idx);
         return;

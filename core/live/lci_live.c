@@ -316,8 +316,7 @@ lci_status_t lci_live_init(uint32_t self, int fabric_fd, char *err,
     L->wire = s->cfg.wire == LCI_WIRE_UDP ? &lci_live_wire_udp
                                           : &lci_live_wire_shm;
     const lci_fault_config_t *f = &s->cfg.fault;
-    L->faults = f->drop > 0 || f->corrupt > 0 || f->dup > 0 || f->burst > 0 ||
-                f->drop_nth > 0 || f->linkdown.dur > 0;
+    L->faults = lci_fault_on_wire(f);
     L->crc_on = lci_hw_crc_needed(f, L->wire->may_damage);
     L->scratch = malloc(s->cfg.packet_size + 64);
     L->bl = calloc(L->size, sizeof *L->bl);

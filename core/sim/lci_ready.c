@@ -102,6 +102,8 @@ void lci_ready_init(void)
         place(k, entry_of(k)); /* equal clocks: rank order is a heap */
     }
     s->ready_count = s->cfg.nnodes;
+    s->ready_version++;
+    s->ready_memo_version = UINT64_MAX; /* no answer yet */
 }
 
 void lci_ready_insert(uint32_t node)
@@ -110,6 +112,7 @@ void lci_ready_insert(uint32_t node)
         return;
     }
     uint32_t i = lci_seg()->ready_count++;
+    lci_seg()->ready_version++;
     place(i, entry_of(node));
     sift_up(i);
 }
@@ -121,6 +124,7 @@ void lci_ready_remove(uint32_t node)
         return;
     }
     pos()[node] = NOT_READY;
+    lci_seg()->ready_version++;
     entry_t last = heap()[--lci_seg()->ready_count];
     if (last.node == node) {
         return;
@@ -134,6 +138,7 @@ void lci_ready_moved(uint32_t node)
 {
     uint32_t i = pos()[node];
     if (i != NOT_READY) {
+        lci_seg()->ready_version++;
         heap()[i].clock = lci_world_host(node)->clock; /* clocks only grow */
         sift_down(i);
     }
@@ -141,7 +146,16 @@ void lci_ready_moved(uint32_t node)
 
 uint64_t lci_ready_min_other(uint32_t self, int *who_p)
 {
-    uint32_t n = lci_seg()->ready_count;
+    lci_seg_t *s = lci_seg();
+    /* The scheduler asks again after every event, and events rarely make
+     * a host runnable: the last answer for self holds until the heap
+     * changes. */
+    if (s->ready_memo_version == s->ready_version &&
+        s->ready_memo_self == self) {
+        *who_p = s->ready_memo_who;
+        return s->ready_memo_min;
+    }
+    uint32_t n = s->ready_count;
     const entry_t *h = heap(), *best = NULL;
     if (n > 0 && h[0].node != self) {
         best = &h[0];
@@ -155,5 +169,9 @@ uint64_t lci_ready_min_other(uint32_t self, int *who_p)
         }
     }
     *who_p = best != NULL ? (int)best->node : -1;
-    return best != NULL ? best->clock : UINT64_MAX;
+    s->ready_memo_version = s->ready_version;
+    s->ready_memo_self = self;
+    s->ready_memo_who = *who_p;
+    s->ready_memo_min = best != NULL ? best->clock : UINT64_MAX;
+    return s->ready_memo_min;
 }

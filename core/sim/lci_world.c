@@ -135,6 +135,7 @@ lci_status_t lci_world_init(void *base, uint64_t size, const lci_config_t *cfg,
     s->cfg = *cfg;
     s->prof = *prof;
     s->heap_cap = events;
+    s->wire_faults = (uint32_t)lci_fault_on_wire(&cfg->fault);
     s->trace_hash = 0xcbf29ce484222325ULL; /* FNV-1a offset basis */
     s->events_at_idle = UINT64_MAX;
     s->abort_node = -1;

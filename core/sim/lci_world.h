@@ -109,8 +109,14 @@ typedef struct {
     uint64_t horizon;        /* nothing may act before this (current event) */
     /* READY hosts in the heap at off_ready (core/sim/lci_ready.c) */
     uint32_t ready_count;
+    /* Bumped by every change of the ready heap: lci_ready_min_other's
+     * answer for ready_memo_self holds while it stays. */
+    uint64_t ready_version, ready_memo_version, ready_memo_min;
+    uint32_t ready_memo_self;
+    int32_t ready_memo_who;
     uint32_t reserved_ready;
     uint64_t packets_on_wire;
+    uint32_t wire_faults;    /* lci_fault_on_wire(&cfg.fault) */
     uint64_t burst_left;     /* packets still to lose in a fault burst */
     uint64_t faults_injected; /* packets lost, damaged, repeated or
                                  starved by fault injection */
