@@ -208,13 +208,14 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 
 /* The earliest time at which some work item is ready (LCI_TIME_NONE if
  * none): arrivals and freed buffers now, host DMAs when they complete,
- * host commands when they reach the NI. */
+ * host commands when they reach the NI.  Anything due before now is due
+ * now to every caller (the processor is free from now at the earliest). */
 static uint64_t next_work_time(const lci_ni_t *ni, uint64_t now)
 {
     uint64_t t = LCI_TIME_NONE;
     if (ni->rxq_count || ni->tx_freed.count ||
         (ni->dma_wait.count && ring_space(ni) > 0)) {
-        t = now;
+        return now;
     }
     if (ni->dma_count) {
         const lci_ni_dma_t *d =

@@ -90,8 +90,12 @@ typedef struct {
  * every packet such an rx passed up to the host, if only for its sequence
  * number (LCI_HF_SEQ_ONLY), so that the host's order has no holes. */
 #define LCI_RX_UNORDERED (1u << 0)
+/* LCI_RX_SENDS_ONCE: never sends a data packet again (no retransmission),
+ * so the link never finds a waiting copy of one to merge the new one into
+ * and need not look (lci_wire.c). */
+#define LCI_RX_SENDS_ONCE (1u << 1)
 /* The flags this library knows: lci_decomp_check refuses others. */
-#define LCI_RX_FLAGS_KNOWN LCI_RX_UNORDERED
+#define LCI_RX_FLAGS_KNOWN (LCI_RX_UNORDERED | LCI_RX_SENDS_ONCE)
 
 typedef struct {
     const char *name;

@@ -205,6 +205,7 @@ const lci_rx_component_t lci_rx_none_component = {
     .name = "none",
     .description = "no retransmission: credit flow control (RX_no)",
     .abi = LCI_POLICY_ABI,
+    .flags = LCI_RX_SENDS_ONCE,
     .ops =
         {
             .state_size = rx_none_state_size,

@@ -138,6 +138,9 @@ static uint32_t *tx_waiting(uint32_t node, const lci_wire_hdr_t *hdr,
     uint64_t acks = (uint64_t)(cfg->nsend + cfg->nrecv) * LCI_BUF_MAX_SENDS;
     *count_p = 1;
     if (buf != LCI_NONE) {
+        if (lci_decomp_active->rx->flags & LCI_RX_SENDS_ONCE) {
+            return NULL; /* a buffer's packet never waits twice */
+        }
         *count_p = LCI_BUF_MAX_SENDS;
         return mine + (uint64_t)buf * LCI_BUF_MAX_SENDS;
     }
