@@ -82,7 +82,7 @@ typedef struct lci_platform_ops {
     void (*wake_arrival)(uint32_t node, uint64_t time);
     /* The send DMA puts a framed packet on the wire; buf is the NI buffer
      * it came from (LCI_NONE for none), released when the wire is done. */
-    void (*transmit)(struct lci_ni *ni, uint64_t now, lci_wire_hdr_t *hdr,
+    void (*transmit)(struct lci_ni *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf);
 
     /* ---- the host's side ---- */

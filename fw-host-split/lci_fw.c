@@ -265,18 +265,19 @@ static void drain_dma_wait(lci_ni_t *ni)
     }
 }
 
-/* Hands a packet to the rx module for the wire; the caller's reference to
- * buf passes with it. */
-static void rx_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
+/* Hands a packet to the rx module for the wire, with a reference to buf
+ * for it; *hdr, the caller's own copy, is the module's to fill in. */
+static void send_own(lci_ni_t *ni, uint32_t buf, lci_wire_hdr_t *hdr)
 {
+    (*lci_ni_refcnt(ni, buf))++;
     lci_env_t env = lci_place_ni_env(ni);
     lci_decomp_active->rx->ops.send(lci_place_ni_rx_state(ni), &env, buf, hdr);
 }
 
 void lci_fw_send(lci_ni_t *ni, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
-    (*lci_ni_refcnt(ni, buf))++;
-    rx_send(ni, buf, hdr);
+    lci_wire_hdr_t h = *hdr;
+    send_own(ni, buf, &h);
 }
 
 /* ---- rxh-mni: early copies of multicast packets ----------------------- */
@@ -498,7 +499,7 @@ static void handle_command(lci_ni_t *ni)
         }
         hdr.type = cmd->op == LCI_CMD_SEND ? LCI_PKT_DATA : LCI_PKT_FA_REQ;
         hdr.dst = cmd->dst;
-        lci_fw_send(ni, buf, &hdr);
+        send_own(ni, buf, &hdr);
         break;
     case LCI_CMD_MCAST: {
         const lci_ni_group_t *g =
@@ -522,7 +523,7 @@ static void handle_command(lci_ni_t *ni)
         }
         lci_cmd_get_hdr(cmd, &hdr);
         hdr.type = LCI_PKT_MCAST;
-        lci_fw_send(ni, buf, &hdr);
+        send_own(ni, buf, &hdr);
         break;
     default:
         ni->counters.drops_malformed++;

@@ -72,18 +72,18 @@ static void count_sent(lci_ni_t *ni, uint8_t type)
 
 static void ni_transmit(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
+    /* Passed on as it is, not copied: the link stamps this NI as the
+     * packet's hop_src (lci_hw_frame). */
     lci_ni_t *ni = ni_of(env);
-    lci_wire_hdr_t h = *hdr;
-    h.hop_src = (uint16_t)ni->node;
     lci_fw_charge(ni, "tx", lci_prof()->ni_tx_ns);
-    count_sent(ni, h.type);
+    count_sent(ni, hdr->type);
     const void *payload = NULL;
     if (buf != LCI_BUF_NONE) {
         /* The wire's own reference, dropped when the send DMA is done. */
         (*lci_ni_refcnt(ni, buf))++;
         payload = lci_ni_buf(ni, buf) + sizeof(lci_wire_hdr_t);
     }
-    lci_hw_transmit(ni, ni->now, &h, payload,
+    lci_hw_transmit(ni, ni->now, hdr, payload,
                     buf == LCI_BUF_NONE ? LCI_NONE : buf);
 }
 

@@ -93,7 +93,8 @@ static void host_send(lci_env_t *env, uint32_t buf, const lci_wire_hdr_t *hdr)
 {
     if (rx_on_host()) {
         host_hold(env, buf); /* the reference passes to the rx module */
-        lci_decomp_active->rx->ops.send(lci_host->rx_state, env, buf, hdr);
+        lci_wire_hdr_t h = *hdr; /* the module's to fill in */
+        lci_decomp_active->rx->ops.send(lci_host->rx_state, env, buf, &h);
         return;
     }
     forward_ctx_t *fwd = env->ctx;

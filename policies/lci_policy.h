@@ -44,10 +44,13 @@
  *   send(buf, hdr)   a packet wants the wire (hdr: dst, type, len, origin,
  *                    group, aux, flags).  The policy transmits it now
  *                    (env->transmit, filling seq/ack/credits) or queues it
- *                    until its window opens.  The caller's reference to buf
- *                    passes to the policy, which releases it when it no
- *                    longer needs the packet (after transmission for RX_no,
- *                    after the acknowledgement for go-back-N).
+ *                    until its window opens.  *hdr is the caller's copy,
+ *                    the policy's to fill in place (a copy of a header
+ *                    just written field by field stalls the processor);
+ *                    one it queues it copies.  The caller's reference to
+ *                    buf passes to the policy, which releases it when it
+ *                    no longer needs the packet (after transmission for
+ *                    RX_no, after the acknowledgement for go-back-N).
  *   accept(buf, hdr, status)
  *                    an arrival, with the link hardware's status.  buf is
  *                    LCI_BUF_NONE for a control packet, or when the NI had
@@ -71,7 +74,7 @@ typedef struct {
     uint32_t (*timers)(const lci_rx_params_t *p);
     void (*init)(void *state, const lci_rx_params_t *p);
     void (*send)(void *state, lci_env_t *env, uint32_t buf,
-                 const lci_wire_hdr_t *hdr);
+                 lci_wire_hdr_t *hdr);
     int (*accept)(void *state, lci_env_t *env, uint32_t buf,
                   const lci_wire_hdr_t *hdr, uint32_t hw_status);
     void (*released)(void *state, lci_env_t *env, uint32_t peer);

@@ -316,7 +316,7 @@ static void am_init(void *state, const lci_rx_params_t *p)
 }
 
 static void am_send(void *state, lci_env_t *env, uint32_t buf,
-                    const lci_wire_hdr_t *hdr)
+                    lci_wire_hdr_t *hdr)
 {
     am_state_t *st = state;
     uint32_t pi = hdr->dst;

@@ -232,7 +232,7 @@ static void gbn_init(void *state, const lci_rx_params_t *p)
 }
 
 static void gbn_send(void *state, lci_env_t *env, uint32_t buf,
-                     const lci_wire_hdr_t *hdr)
+                     lci_wire_hdr_t *hdr)
 {
     gbn_state_t *st = state;
     uint32_t pi = hdr->dst;

@@ -86,14 +86,13 @@ static void transmit(state_t *s, lci_env_t *env, uint32_t buf,
 }
 
 static void rx_none_send(void *state, lci_env_t *env, uint32_t buf,
-                         const lci_wire_hdr_t *hdr)
+                         lci_wire_hdr_t *hdr)
 {
     state_t *s = state;
     peer_t *peer = &peers(s)[hdr->dst];
-    lci_wire_hdr_t h = *hdr;
     /* FIFO: nothing overtakes a packet already waiting for this peer. */
     if (peer->credits > 0 && peer->head == NONE) {
-        transmit(s, env, buf, &h);
+        transmit(s, env, buf, hdr);
         return;
     }
     uint32_t i = s->free_slot;
@@ -105,7 +104,7 @@ static void rx_none_send(void *state, lci_env_t *env, uint32_t buf,
     env->ops->counters(env)->window_stalls++;
     slot_t *slot = &slots(s)[i];
     s->free_slot = slot->next;
-    *slot = (slot_t){.next = NONE, .buf = buf, .hdr = h};
+    *slot = (slot_t){.next = NONE, .buf = buf, .hdr = *hdr};
     if (peer->tail == NONE) {
         peer->head = i;
     } else {

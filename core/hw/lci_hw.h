@@ -16,26 +16,28 @@
 #include "lci_ni.h"
 #include "lci_world.h"
 
-/* Transmits a packet: header hdr (crc and link_seq are filled here) and
- * hdr->len payload bytes at payload, starting no earlier than now.  The
- * buffer buf (LCI_NONE for header-only packets) is released back to the
- * firmware when the send DMA has finished with it. */
-void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+/* Transmits a packet: header hdr (the link fills crc, link_seq and
+ * hop_src in the packet, not in *hdr) and hdr->len payload bytes at
+ * payload, starting no earlier than now.  The buffer buf (LCI_NONE for
+ * header-only packets) is released back to the firmware when the send DMA
+ * has finished with it. */
+void lci_hw_transmit(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf);
 
 /* The sim platform's wire (its transmit operation, lci_platform.h): the
  * simulated send DMA, links and switch, with back-pressure and fault
  * injection; lci_hw_transmit goes here through the platform table. */
-void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                           const void *payload, uint32_t buf);
 
 /* The link hardware's part of a transmission, common to every platform:
- * stamps the link sequence, writes header and payload to pkt and sets the
- * CRC (crc_on; a link that cannot damage a packet leaves it 0, and its
- * receiver ignores the field, which the shared-memory wire fills with its
- * slot stamp).  Returns the packet's size in bytes. */
-uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
-                      unsigned char *pkt, int crc_on);
+ * writes header and payload to pkt, stamping there the link sequence and
+ * the transmitting NI (hop_src), and sets the CRC (crc_on; a link that
+ * cannot damage a packet leaves it 0, and its receiver ignores the field,
+ * which the shared-memory wire fills with its slot stamp).  Returns the
+ * packet's size in bytes. */
+uint32_t lci_hw_frame(lci_ni_t *ni, const lci_wire_hdr_t *hdr,
+                      const void *payload, unsigned char *pkt, int crc_on);
 
 /* Whether the links compute and check the CRC: only where a packet can be
  * damaged, by the wire itself (wire_may_damage: a real network) or by

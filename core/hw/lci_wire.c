@@ -267,22 +267,26 @@ static double fault_uniform(uint64_t seed, uint64_t n)
 }
 
 /* The link hardware's header: the packet's, with a per-destination
- * sequence number; the caller writes the CRC field. */
-static void frame_header(lci_ni_t *ni, lci_wire_hdr_t *hdr, unsigned char *pkt)
+ * sequence number and this NI as the hop's source; the caller writes the
+ * CRC field. */
+static void frame_header(lci_ni_t *ni, const lci_wire_hdr_t *hdr,
+                         unsigned char *pkt)
 {
     lci_ni_peer_t *peer = lci_ni_peer(ni, hdr->dst);
-    /* The header is copied before the sequence number is stamped in it:
-     * a copy that reads back a store just made stalls (store forwarding
-     * fails on a narrow store inside a wide load). */
+    /* The link stamps its sequence number and this NI into the packet
+     * after copying the header, not into the header before: a copy that
+     * reads back a store just made stalls (store forwarding fails on a
+     * narrow store inside a wide load). */
     uint16_t link_seq = ++peer->link_tx;
+    uint16_t hop_src = (uint16_t)ni->node;
     memcpy(pkt, hdr, sizeof *hdr);
     memcpy(pkt + offsetof(lci_wire_hdr_t, link_seq), &link_seq,
            sizeof link_seq);
-    hdr->link_seq = link_seq;
+    memcpy(pkt + offsetof(lci_wire_hdr_t, hop_src), &hop_src, sizeof hop_src);
 }
 
-uint32_t lci_hw_frame(lci_ni_t *ni, lci_wire_hdr_t *hdr, const void *payload,
-                      unsigned char *pkt, int crc_on)
+uint32_t lci_hw_frame(lci_ni_t *ni, const lci_wire_hdr_t *hdr,
+                      const void *payload, unsigned char *pkt, int crc_on)
 {
     /* Link hardware: a per-destination sequence number, then the CRC over
      * everything after the CRC field (0 on a link that cannot damage). */
@@ -365,13 +369,13 @@ static void wire_report_full(lci_ni_t *ni)
                    to_me);
 }
 
-void lci_hw_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+void lci_hw_transmit(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                      const void *payload, uint32_t buf)
 {
     lci_platform->transmit(ni, now, hdr, payload, buf);
 }
 
-void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                           const void *payload, uint32_t buf)
 {
     lci_seg_t *s = lci_seg();

@@ -161,7 +161,7 @@ static void transmitted(lci_ni_t *ni, uint64_t now, uint32_t buf)
     }
 }
 
-void lci_live_transmit(lci_ni_t *ni, uint64_t now, lci_wire_hdr_t *hdr,
+void lci_live_transmit(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
                        const void *payload, uint32_t buf)
 {
     lci_live_t *L = &live;

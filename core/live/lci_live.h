@@ -57,8 +57,9 @@ void lci_live_wake_arrival(uint32_t node, uint64_t time);
 void lci_live_exit(uint32_t self);
 void lci_live_start(uint32_t self);
 void lci_live_on_fail(int node, const char *msg);
-void lci_live_transmit(struct lci_ni *ni, uint64_t now, lci_wire_hdr_t *hdr,
-                       const void *payload, uint32_t buf);
+void lci_live_transmit(struct lci_ni *ni, uint64_t now,
+                       const lci_wire_hdr_t *hdr, const void *payload,
+                       uint32_t buf);
 
 /* The host posted work for its NI: run it now (inline) or wake the NIC
  * thread. */

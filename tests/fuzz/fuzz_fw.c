@@ -65,8 +65,9 @@ static void fz_wake(uint32_t node, uint64_t time)
     (void)time;
 }
 
-static void fz_transmit(struct lci_ni *ni, uint64_t now, lci_wire_hdr_t *hdr,
-                        const void *payload, uint32_t buf)
+static void fz_transmit(struct lci_ni *ni, uint64_t now,
+                        const lci_wire_hdr_t *hdr, const void *payload,
+                        uint32_t buf)
 {
     (void)hdr;
     (void)payload;

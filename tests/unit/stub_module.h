@@ -24,7 +24,7 @@ static inline void stub_init(void *state, const lci_rx_params_t *p)
 }
 
 static inline void stub_send(void *state, lci_env_t *env, uint32_t buf,
-                             const lci_wire_hdr_t *hdr)
+                             lci_wire_hdr_t *hdr)
 {
 }
 
