@@ -6,19 +6,15 @@
  * (time, seq) orders events totally, so any correct heap pops the same
  * sequence and traces do not depend on the arity. */
 #include "lci_event_heap.h"
+#include "lci_pair_order.h"
 
 #define LCI_EVENT_HEAP_ARITY 4
 
-/* 1 if a comes before b, else 0, computed without a branch: which of a
- * node's children is earliest differs every time, and a branch on it was
- * mispredicted half the time (ev_min2). */
-__extension__ typedef unsigned __int128 ev_key_t;
-
+/* 1 if a comes before b, else 0, without a branch (ev_min2 uses it to
+ * choose a child by arithmetic). */
 static inline uint64_t ev_before(const lci_event_t *a, const lci_event_t *b)
 {
-    ev_key_t ka = (ev_key_t)a->time << 64 | a->seq;
-    ev_key_t kb = (ev_key_t)b->time << 64 | b->seq;
-    return (uint64_t)(ka < kb);
+    return lci_pair_before(a->time, a->seq, b->time, b->seq);
 }
 
 void lci_event_heap_push(lci_event_t *heap, uint64_t *count_p,

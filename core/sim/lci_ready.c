@@ -5,6 +5,7 @@
  * them while it holds the turn.
  */
 #include "lci_ready.h"
+#include "lci_pair_order.h"
 #include "lci_world.h"
 
 #define NOT_READY UINT32_MAX
@@ -27,21 +28,23 @@ static uint32_t *pos(void)
     return (uint32_t *)(heap() + lci_seg()->cfg.nnodes);
 }
 
-/* 1 if a comes before b, else 0, computed without a branch (sift_down
- * adds it to a child's index). */
-__extension__ typedef unsigned __int128 ready_key_t;
-
+/* 1 if a comes before b, else 0, without a branch (sift_down adds it to
+ * a child's index). */
 static uint32_t before(const entry_t *a, const entry_t *b)
 {
-    ready_key_t ka = (ready_key_t)a->clock << 64 | a->node;
-    ready_key_t kb = (ready_key_t)b->clock << 64 | b->node;
-    return (uint32_t)(ka < kb);
+    return lci_pair_before(a->clock, a->node, b->clock, b->node);
+}
+
+/* Puts e at position i of heap h, positions p. */
+static void put(entry_t *h, uint32_t *p, uint32_t i, entry_t e)
+{
+    h[i] = e;
+    p[e.node] = i;
 }
 
 static void place(uint32_t i, entry_t e)
 {
-    heap()[i] = e;
-    pos()[e.node] = i;
+    put(heap(), pos(), i, e);
 }
 
 /* The sifts keep the heap's and the positions' addresses in locals: a
@@ -60,8 +63,7 @@ static void sift_up(uint32_t i)
         p[h[i].node] = i;
         i = parent;
     }
-    h[i] = e;
-    p[e.node] = i;
+    put(h, p, i, e);
 }
 
 static void sift_down(uint32_t i)
@@ -86,8 +88,7 @@ static void sift_down(uint32_t i)
         p[h[i].node] = i;
         i = c;
     }
-    h[i] = e;
-    p[e.node] = i;
+    put(h, p, i, e);
 }
 
 static entry_t entry_of(uint32_t node)
