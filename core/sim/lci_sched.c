@@ -74,7 +74,8 @@ static uint64_t next_event_time(void)
 }
 
 /* FNV-1a over 64-bit words (one multiply a word, not eight): the trace
- * hash is computed for every event, so it must be cheap. */
+ * hash takes in every event of a run that asks for it (--trace-hash), so
+ * it must be cheap; a run that does not ask skips it. */
 static void fnv_mix(uint64_t *h, uint64_t v)
 {
     *h ^= v;
@@ -85,6 +86,9 @@ static void fnv_mix(uint64_t *h, uint64_t v)
 void lci_sim_trace(uint64_t t, uint16_t type, uint32_t node)
 {
     lci_seg_t *s = lci_seg();
+    if (!s->cfg.trace_hash) {
+        return;
+    }
     fnv_mix(&s->trace_hash, t);
     fnv_mix(&s->trace_hash, ((uint64_t)type << 32) | node);
 }
@@ -108,10 +112,12 @@ static void run_one_event(uint64_t horizon)
     s->event_seq = ev.seq;
     s->events_by_type[ev.type & 15]++;
     s->horizon = horizon;
-    fnv_mix(&s->trace_hash, ev.time);
-    fnv_mix(&s->trace_hash, ((uint64_t)ev.type << 32) | ev.node);
-    fnv_mix(&s->trace_hash, ev.a);
-    fnv_mix(&s->trace_hash, ev.b);
+    if (s->cfg.trace_hash) {
+        fnv_mix(&s->trace_hash, ev.time);
+        fnv_mix(&s->trace_hash, ((uint64_t)ev.type << 32) | ev.node);
+        fnv_mix(&s->trace_hash, ev.a);
+        fnv_mix(&s->trace_hash, ev.b);
+    }
     if (ev.type == 0 || ev.type >= LCI_EV_MAX || !lci_event_table[ev.type]) {
         lci_sched_fail(ev.node, LCI_ERR_PLATFORM, "unknown event type %u",
                        ev.type);
