@@ -532,6 +532,13 @@ static void handle_command(lci_ni_t *ni)
     lci_fw_buf_put(ni, ni->now, buf);
 }
 
+/* A host DMA of buf finished: the NI posts the buffer back. */
+static void host_dma_done(lci_ni_t *ni, uint32_t buf)
+{
+    lci_fw_charge(ni, "rx_post", lci_prof()->ni_rx_post_ns);
+    lci_fw_buf_put(ni, ni->now, buf);
+}
+
 static void fire_timer(void *arg, unsigned id)
 {
     lci_ni_t *ni = arg;
@@ -551,8 +558,7 @@ static int fw_step(lci_ni_t *ni)
             uint32_t buf = d->buf;
             ni->dma_head = lci_ring_add(ni->dma_head, 1, ni->dma_cap);
             ni->dma_count--;
-            lci_fw_charge(ni, "rx_post", p->ni_rx_post_ns);
-            lci_fw_buf_put(ni, ni->now, buf);
+            host_dma_done(ni, buf);
             return 1;
         }
     }
@@ -712,18 +718,27 @@ static void watchdog_arm(lci_ni_t *ni, uint64_t t)
 void lci_fw_host_dma_started(lci_ni_t *ni, uint64_t now, uint32_t buf,
                              uint64_t done)
 {
-    lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) +
-                      lci_ring_add(ni->dma_head, ni->dma_count, ni->dma_cap);
-    d->buf = buf;
-    d->time = done;
-    ni->dma_count++;
+    (void)now;
     if (ni->watchdog_next <= ni->h_last_poll) {
         ni->watchdog_next = done; /* the first the host has not polled for */
     }
     if (ni->h_intr_enabled && !ni->watchdog_armed) {
         watchdog_arm(ni, done);
     }
-    (void)now;
+    if (done <= ni->now && ni->dma_count == 0) {
+        /* Done as it starts (real time: the copy is made; never with a
+         * simulated DMA engine, which takes time): it ends within this
+         * work item, not as one of its own.  The loop of a run that takes
+         * one more item cost the live platform's small packet 8 ns of its
+         * one-way 280. */
+        host_dma_done(ni, buf);
+        return;
+    }
+    lci_ni_dma_t *d = LCI_NI_AT(ni, ni->dma_off, lci_ni_dma_t) +
+                      lci_ring_add(ni->dma_head, ni->dma_count, ni->dma_cap);
+    d->buf = buf;
+    d->time = done;
+    ni->dma_count++;
 }
 
 void lci_fw_tx_done(lci_ni_t *ni, uint64_t now, uint32_t buf)
