@@ -279,7 +279,11 @@ static void frame_header(lci_ni_t *ni, const lci_wire_hdr_t *hdr,
      * narrow store inside a wide load). */
     uint16_t link_seq = ++peer->link_tx;
     uint16_t hop_src = (uint16_t)ni->node;
-    memcpy(pkt, hdr, sizeof *hdr);
+    /* Not the CRC field, which the caller writes last: the live wire
+     * frames a small packet where its stamp goes (lci_live_shm.c), and a
+     * header taken from an arrival there carries a stamp in it. */
+    memcpy(pkt + sizeof hdr->crc, (const char *)hdr + sizeof hdr->crc,
+           sizeof *hdr - sizeof hdr->crc);
     memcpy(pkt + offsetof(lci_wire_hdr_t, link_seq), &link_seq,
            sizeof link_seq);
     memcpy(pkt + offsetof(lci_wire_hdr_t, hop_src), &hop_src, sizeof hop_src);

@@ -84,7 +84,10 @@ typedef struct {
                 uint32_t bytes);
     /* Optional: room for a packet of up to bytes bytes on the wire to dst,
      * for the link hardware to frame it in place (NULL: no room now, or
-     * nobody there; then it goes through send).  commit sends it. */
+     * nobody there; then it goes through send).  commit sends it.  On a
+     * link that computes no CRC the packet's CRC field (its first word) is
+     * the wire's: the link writes it zero, and a small packet's stamp may
+     * take its place. */
     unsigned char *(*reserve)(struct lci_live *L, uint32_t dst,
                               uint32_t bytes);
     void (*commit)(struct lci_live *L, uint32_t dst, uint32_t bytes);

@@ -184,7 +184,8 @@ static void framed_in_place_like_sent(void)
 /* A packet of up to 64 bytes whose first word (the CRC field) is zero
  * travels in the slot's first cache line alone; every size with a byte
  * after the CRC field arrives whole, sent or framed in place, compact or
- * not, lap after lap. */
+ * not, lap after lap.  Framed in place, the CRC field is the link's: it
+ * writes it zero, as on this wire it always does. */
 static void small_packets_take_one_line_and_arrive_whole(void)
 {
     setup();
@@ -197,7 +198,7 @@ static void small_packets_take_one_line_and_arrive_whole(void)
     uint32_t n = 0;
     for (uint32_t lap = 0; lap < 3; lap++) {
         for (uint32_t bytes = 5; bytes <= 80; bytes++, n++) {
-            uint32_t value = bytes % 3 == 0 ? n : 0; /* some not compact */
+            uint32_t value = bytes % 3 == 0 && lap != 1 ? n : 0;
             if (lap == 1) {
                 unsigned char *p = lci_live_wire_shm.reserve(&node[0], 1, bytes);
                 CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -221,6 +222,34 @@ static void small_packets_take_one_line_and_arrive_whole(void)
                 CU_ASSERT_EQUAL(line2[0], 0xa5);
                 CU_ASSERT_EQUAL(line2[63], 0xa5);
             }
+        }
+    }
+    teardown();
+}
+
+/* A small packet framed in its slot is not taken before its commit,
+ * whatever its number: the zero the link writes into the CRC field, where
+ * the stamp goes, never passes for a stamp, not even when the number's
+ * low bits wrap to zero (past 2^16 packets on one ring). */
+static void framed_small_packet_waits_for_its_commit_at_every_number(void)
+{
+    setup();
+    for (uint32_t v = 0; v < (1u << 16) + 2 * fabric->nslots; v++) {
+        unsigned char *p = lci_live_wire_shm.reserve(&node[0], 1, 40);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+        memset(p, 0, 4); /* the CRC field, as the link frames it */
+        for (uint32_t i = 4; i < 40; i++) {
+            p[i] = (unsigned char)i;
+        }
+        ntaken = 0;
+        if (lci_live_wire_shm.poll(&node[1], take) != 0) {
+            CU_FAIL_FATAL("a packet framed in place was taken before its "
+                          "commit");
+        }
+        lci_live_wire_shm.commit(&node[0], 1, 40);
+        if (lci_live_wire_shm.poll(&node[1], take) != 1 || ntaken != 1 ||
+            taken[0].bytes != 40) {
+            CU_FAIL_FATAL("a committed packet was not taken whole");
         }
     }
     teardown();
@@ -326,6 +355,8 @@ int main(void)
         {"full_ring_pushes_back_and_loses_nothing",
          full_ring_pushes_back_and_loses_nothing},
         {"framed_in_place_like_sent", framed_in_place_like_sent},
+        {"framed_small_packet_waits_for_its_commit_at_every_number",
+         framed_small_packet_waits_for_its_commit_at_every_number},
         {"small_packets_take_one_line_and_arrive_whole",
          small_packets_take_one_line_and_arrive_whole},
         {"a_crc_link_sends_a_zero_crc_field_as_it_is",

@@ -532,9 +532,41 @@ static void link_stores_intact_packets_after_a_gap_never_damaged_ones(void)
     free(world_mem);
 }
 
+/* The link writes a packet's CRC field itself, never the header's: a
+ * header taken from an arrival on the live wire carries the slot's stamp
+ * there, which framed in a slot could pass for the next packet's stamp
+ * (lci_live_shm.c).  Without CRC the field is zero; with, the CRC. */
+static void link_writes_the_crc_field_not_the_headers(void)
+{
+    lci_ni_t *ni = two_node_world(8), *from = lci_world_ni(1);
+    static const char payload[8] = "payload";
+    unsigned char pkt[256];
+    lci_wire_hdr_t h, got;
+    uint32_t buf, first;
+    memset(&h, 0, sizeof h);
+    h.type = LCI_PKT_DATA;
+    h.len = sizeof payload;
+    h.dst = 0;
+    h.crc = 0x80ab0028u; /* a compact stamp, as an arrival would carry */
+    memset(pkt, 0xff, sizeof pkt);
+    uint32_t bytes = lci_hw_frame(from, &h, payload, pkt, 0);
+    memcpy(&first, pkt, sizeof first);
+    CU_ASSERT_EQUAL(first, 0);
+    CU_ASSERT_EQUAL(lci_hw_rx_frame(ni, 0, pkt, bytes, 0, &got, &buf),
+                    LCI_HW_OK);
+    bytes = lci_hw_frame(from, &h, payload, pkt, 1);
+    memcpy(&first, pkt, sizeof first);
+    CU_ASSERT_NOT_EQUAL(first, h.crc);
+    CU_ASSERT_EQUAL(lci_hw_rx_frame(ni, 0, pkt, bytes, 1, &got, &buf),
+                    LCI_HW_OK);
+    free(world_mem);
+}
+
 int main(void)
 {
     static const lci_unit_test_t tests[] = {
+        {"link_writes_the_crc_field_not_the_headers",
+         link_writes_the_crc_field_not_the_headers},
         {"link_stores_intact_packets_after_a_gap_never_damaged_ones",
          link_stores_intact_packets_after_a_gap_never_damaged_ones},
         {"table3_configurations_fit_in_one_mib_of_sram",
