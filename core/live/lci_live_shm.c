@@ -15,10 +15,11 @@
  * core.  The link frames such a packet right in its slot, not elsewhere
  * for a copy: a copy of bytes just written by stores of other widths
  * waits for them to reach the cache (store forwarding fails), which cost
- * a small packet 8 ns of its one way.  The receiver publishes how far it has read (the head) for the
- * sender's flow control; the sender reads it only when the ring looks
- * full.  A full ring refuses the packet (back-pressure), never drops it.
- * Only a receiver that is blocked costs its sender a futex wake.
+ * a small packet 8 ns of its one way.  The receiver publishes how far it
+ * has read (the head) for the sender's flow control; the sender reads it
+ * only when the ring looks full.  A full ring refuses the packet
+ * (back-pressure), never drops it.  Only a receiver that is blocked costs
+ * its sender a futex wake.
  */
 #include <stdio.h>
 #include <stdlib.h>
