@@ -32,10 +32,10 @@ void lci_hw_link_transmit(lci_ni_t *ni, uint64_t now, const lci_wire_hdr_t *hdr,
 
 /* The link hardware's part of a transmission, common to every platform:
  * writes header and payload to pkt, stamping there the link sequence and
- * the transmitting NI (hop_src), and sets the CRC (crc_on; a link that
- * cannot damage a packet leaves it 0, and its receiver ignores the field,
- * which the shared-memory wire fills with its slot stamp).  Returns the
- * packet's size in bytes. */
+ * the transmitting NI (hop_src), and sets the CRC field last, never
+ * copying the header's (crc_on; a link that cannot damage a packet leaves
+ * it 0, and its receiver ignores the field, which the shared-memory wire
+ * fills with its slot stamp).  Returns the packet's size in bytes. */
 uint32_t lci_hw_frame(lci_ni_t *ni, const lci_wire_hdr_t *hdr,
                       const void *payload, unsigned char *pkt, int crc_on);
 

@@ -88,14 +88,22 @@ static uint32_t stamp_for(uint64_t i)
     return (VALID | ((uint32_t)(i + 1) & 0x7fffu)) << STAMP_SHIFT;
 }
 
-/* Whether packet pkt goes compact: small, on a link that computes no CRC
- * (its CRC field is zero, and the receiver ignores it).  A CRC that
- * happens to be zero does not qualify: that receiver checks the field. */
+/* Whether a packet of bytes the link frames goes compact: small, on a
+ * link that computes no CRC (its CRC field, zero, gives way to the stamp,
+ * and the receiver ignores it). */
+static int framed_compact(const lci_live_t *L, uint32_t bytes)
+{
+    return !L->crc_on && bytes <= COMPACT_MAX;
+}
+
+/* The same for packet pkt, framed elsewhere: its CRC field must be zero.
+ * A CRC that happens to be zero does not qualify: that receiver checks
+ * the field. */
 static int compact_fits(const lci_live_t *L, const unsigned char *pkt,
                         uint32_t bytes)
 {
     uint32_t crc;
-    if (L->crc_on || bytes > COMPACT_MAX || bytes < sizeof crc) {
+    if (!framed_compact(L, bytes) || bytes < sizeof crc) {
         return 0;
     }
     memcpy(&crc, pkt, sizeof crc);
@@ -112,12 +120,6 @@ static shm_end_t *receiving_end(lci_live_t *L, uint32_t src)
     return (shm_end_t *)L->wire_state + L->size + src;
 }
 
-/* Whether a packet of bytes the link frames goes compact (its CRC field,
- * zero on a link that computes none, gives way to the stamp). */
-static int framed_compact(const lci_live_t *L, uint32_t bytes)
-{
-    return !L->crc_on && bytes <= COMPACT_MAX;
-}
 
 static int ring_full(lci_live_t *L, shm_ring_t *r, shm_end_t *e)
 {
