@@ -46,9 +46,7 @@ typedef struct {
 #define COMPACT 0x8000u
 #define COMPACT_MAX 64u /* bytes: the packet with its stamp in one line */
 
-/* This node's ends of its rings, in this process only (L->wire_state:
- * the sending ends, one per destination, then the receiving ends, one per
- * source). */
+/* This node's ends of its rings, in this process only. */
 typedef struct {
     uint64_t tail; /* sending: the next packet's number */
     uint64_t seen; /* sending: the ring's head as last read (never ahead) */
@@ -57,6 +55,17 @@ typedef struct {
                       division per packet, nor per empty poll */
     uint32_t reserved;
 } shm_end_t;
+
+/* L->wire_state: the source of the last packet taken (NO_SOURCE before
+ * the first), then the sending ends, one per destination, and the
+ * receiving ends, one per source. */
+typedef struct {
+    uint32_t last_src;
+    uint32_t reserved;
+    shm_end_t end[];
+} shm_state_t;
+
+#define NO_SOURCE UINT32_MAX
 
 static shm_ring_t *ring(lci_fabric_t *f, uint32_t src, uint32_t dst)
 {
@@ -112,12 +121,12 @@ static int compact_fits(const lci_live_t *L, const unsigned char *pkt,
 
 static shm_end_t *sending_end(lci_live_t *L, uint32_t dst)
 {
-    return (shm_end_t *)L->wire_state + dst;
+    return &((shm_state_t *)L->wire_state)->end[dst];
 }
 
 static shm_end_t *receiving_end(lci_live_t *L, uint32_t src)
 {
-    return (shm_end_t *)L->wire_state + L->size + src;
+    return &((shm_state_t *)L->wire_state)->end[L->size + src];
 }
 
 
@@ -142,12 +151,29 @@ static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
                  "start the program with lci-run --platform live");
         return LCI_ERR_PLATFORM;
     }
-    L->wire_state = calloc(2 * (size_t)L->size, sizeof(shm_end_t));
-    if (L->wire_state == NULL) {
+    shm_state_t *st =
+        calloc(1, sizeof *st + 2 * (size_t)L->size * sizeof(shm_end_t));
+    if (st == NULL) {
         snprintf(err, errlen, "out of memory");
         return LCI_ERR_NOMEM;
     }
+    st->last_src = NO_SOURCE;
+    L->wire_state = st;
     return LCI_OK;
+}
+
+/* Moves the cache line at p from this core's caches to the cache all
+ * cores share (CLDEMOTE), where another core finds it without asking this
+ * one.  A hint: a processor without the instruction executes it as a
+ * no-op.  Encoded by hand (0f 1c /0, the address in rax), so that no
+ * assembler needs to know its name. */
+static void demote_line(const void *p)
+{
+#if defined(__x86_64__)
+    __asm__ volatile(".byte 0x0f, 0x1c, 0x00" : : "a"(p) : "memory");
+#else
+    (void)p;
+#endif
 }
 
 static int dead(lci_fabric_t *f, uint32_t dst)
@@ -268,6 +294,7 @@ static void take(lci_live_t *L, lci_live_rx_func_t rx, unsigned char *s,
 
 static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
 {
+    shm_state_t *st = L->wire_state;
     unsigned n = 0;
     for (uint32_t src = 0; src < L->size; src++) {
         shm_ring_t *r;
@@ -278,11 +305,29 @@ static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
                              (s = arrived(L, src, &r, &word)) != NULL;
              k++) {
             take(L, rx, s, word, src);
+            if (src != L->rank) {
+                st->last_src = src; /* a packet to itself stays here */
+            }
             advance(L->fabric, e, &e->next);
             n++;
             /* Release: we are done reading the slot. */
             atomic_store_explicit(&r->head, e->next, memory_order_release);
         }
+    }
+    uint32_t src = st->last_src;
+    if (n == 0 && src != NO_SOURCE) {
+        /* The caller polls again soon.  A slot this core has just looked
+         * at sits in its cache, so the sender writing it must first take
+         * the line from this core, and the look after the next steals it
+         * back while the sender writes.  Sent down to the shared cache
+         * after every empty look, the line of the likeliest next packet
+         * (the next from the last source) is where the sender takes it
+         * without asking this core (8 B one way: 0.250 to 0.226 us, where
+         * a pause between passes had taken 0.263 to 0.250).  One line a
+         * pass: the next look at it costs a trip to the shared cache,
+         * 8-byte packets streamed 4% slower. */
+        demote_line(slot(L->fabric, ring(L->fabric, src, L->rank),
+                         receiving_end(L, src)->pos));
     }
     return n;
 }
