@@ -19,7 +19,9 @@
  * has read (the head) for the sender's flow control; the sender reads it
  * only when the ring looks full.  A full ring refuses the packet
  * (back-pressure), never drops it.  Only a receiver that is blocked costs
- * its sender a futex wake.
+ * its sender a futex wake.  A receiver that polls in vain sends the slot
+ * it looked at down to the shared cache, so that the sender does not have
+ * to take the line from the receiver's core to write it.
  */
 #include <stdio.h>
 #include <stdlib.h>
