@@ -106,6 +106,9 @@ typedef struct lci_platform_ops {
     /* The host takes send buffer buf to write it again (the simulated
      * wire may still read a payload from it: it takes its copy first). */
     void (*send_buffer_reused)(struct lci_ni *ni, uint32_t buf);
+    /* Optional: the host is about to send a packet to node dst.  A hint
+     * that nothing depends on (the live wire readies its slot). */
+    void (*will_send)(uint32_t self, uint32_t dst);
     /* The host enters and leaves the library (the outermost call). */
     void (*enter)(uint32_t self);
     void (*leave)(uint32_t self);

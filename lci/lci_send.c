@@ -322,6 +322,15 @@ static lci_status_t check_dest(const char *fn, int dest)
     return LCI_OK;
 }
 
+/* A send to dest is on its way: the platform may ready the path there
+ * while the packet is written and handed to the NI. */
+static void hint_send(int dest)
+{
+    if (lci_platform->will_send != NULL) {
+        lci_platform->will_send(lci_host->rank, (uint32_t)dest);
+    }
+}
+
 lci_status_t lci_host_send_to(const char *fn, lci_packet_t *packet, int dest,
                               uint16_t ep, uint16_t src_ep, size_t len)
 {
@@ -334,6 +343,7 @@ lci_status_t lci_host_send_to(const char *fn, lci_packet_t *packet, int dest,
         give_back(packet);
         return st;
     }
+    hint_send(dest);
     lci_host_account(); /* no turn needed: see lci_host_packet_get */
     packet->ep = ep;
     packet->src_ep = src_ep;
@@ -359,6 +369,7 @@ lci_status_t lci_sendv(int dest, const struct iovec *pieces, int n)
     if (st != LCI_OK) {
         return st;
     }
+    hint_send(dest);
     lci_packet_t *packet;
     st = lci_host_packet_get(&packet, 1);
     if (st != LCI_OK) {

@@ -291,6 +291,14 @@ void lci_live_host_event(uint16_t type, uint32_t a)
     }
 }
 
+void lci_live_will_send(uint32_t dst)
+{
+    lci_live_t *L = &live;
+    if (!L->nic_thread && L->wire->will_send != NULL) {
+        L->wire->will_send(L, dst);
+    }
+}
+
 int lci_live_progress_fresh(void)
 {
     live.stale_passes = 8; /* this pass reads the clock */

@@ -68,6 +68,9 @@ void lci_live_kick(void);
  * interrupts on or off): inline, the firmware's handler runs at once,
  * without a trip through the event queue; a NIC thread is woken. */
 void lci_live_host_event(uint16_t type, uint32_t a);
+/* The host is about to send to dst: with the NI inline, the wire may
+ * ready its way there (the NIC thread's wire is the thread's alone). */
+void lci_live_will_send(uint32_t dst);
 
 /* The host enters and leaves LCI (the NIC thread runs the firmware only
  * while the host is outside). */

@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "lci_live.h"
 #include "lci_live_nic.h"
@@ -55,7 +58,8 @@ typedef struct {
     uint64_t next; /* receiving: the number of the next packet to take */
     uint32_t pos;  /* the slot of tail (sending) or next (receiving): no
                       division per packet, nor per empty poll */
-    uint32_t reserved;
+    uint32_t answer; /* sending: a packet came from dst since our last one
+                        to it, which our next one may answer */
 } shm_end_t;
 
 /* L->wire_state: the source of the last packet taken (NO_SOURCE before
@@ -63,7 +67,7 @@ typedef struct {
  * receiving ends, one per source. */
 typedef struct {
     uint32_t last_src;
-    uint32_t reserved;
+    uint32_t has_prefetchw; /* the processor has PREFETCHW */
     shm_end_t end[];
 } shm_state_t;
 
@@ -160,6 +164,11 @@ static lci_status_t shm_open(lci_live_t *L, char *err, size_t errlen)
         return LCI_ERR_NOMEM;
     }
     st->last_src = NO_SOURCE;
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    st->has_prefetchw = __get_cpuid(0x80000001u, &a, &b, &c, &d) &&
+                        (c & (1u << 8)) != 0;
+#endif
     L->wire_state = st;
     return LCI_OK;
 }
@@ -178,6 +187,39 @@ static void demote_line(const void *p)
 #endif
 }
 
+/* Fetches the cache line at p into this core's cache, ready to be
+ * written (PREFETCHW), where the processor has the instruction. */
+static void prefetch_for_write(const shm_state_t *st, const void *p)
+{
+#if defined(__x86_64__)
+    if (st->has_prefetchw) {
+        __asm__ volatile("prefetchw (%0)" : : "r"(p));
+    }
+#else
+    (void)st;
+    (void)p;
+#endif
+}
+
+/* The host is about to send to dst: the line of the next slot there is
+ * fetched for writing now, while the host library, the firmware and the
+ * link do their part, not when the link writes the packet (8 B one way:
+ * 0.234 to 0.216 us; MPI's 0.336 to 0.301).  Only for an answer: a
+ * stream's every packet fetched so took its line from the receiver's
+ * polls again and again (8-byte packets streamed 4% slower).  Fetched
+ * when the packet it answers arrived, the line was taken back by the
+ * peer's polls before an MPI answer came (MPI 8 B 10% slower). */
+static void shm_will_send(lci_live_t *L, uint32_t dst)
+{
+    if (L->fabric == NULL || dst == L->rank || dst >= L->size ||
+        !sending_end(L, dst)->answer) {
+        return;
+    }
+    prefetch_for_write(L->wire_state,
+                       slot(L->fabric, ring(L->fabric, L->rank, dst),
+                            sending_end(L, dst)->pos));
+}
+
 static int dead(lci_fabric_t *f, uint32_t dst)
 {
     return (int)atomic_load_explicit(&lci_fabric_node(f, dst)->dead,
@@ -193,6 +235,7 @@ static void publish(lci_live_t *L, uint32_t dst, shm_end_t *e,
     atomic_store_explicit(stamp_of(s), stamp_for(e->tail) | extra,
                           memory_order_release);
     advance(L->fabric, e, &e->tail);
+    e->answer = 0;
     lci_live_fabric_wake(L, dst);
 }
 
@@ -309,6 +352,7 @@ static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
             take(L, rx, s, word, src);
             if (src != L->rank) {
                 st->last_src = src; /* a packet to itself stays here */
+                sending_end(L, src)->answer = 1;
             }
             advance(L->fabric, e, &e->next);
             n++;
@@ -363,6 +407,7 @@ const lci_live_wire_ops_t lci_live_wire_shm = {
     .send = shm_send,
     .reserve = shm_reserve,
     .commit = shm_commit,
+    .will_send = shm_will_send,
     .poll = shm_poll,
     .block = shm_block,
     .kick = shm_kick,

@@ -91,6 +91,8 @@ typedef struct {
     unsigned char *(*reserve)(struct lci_live *L, uint32_t dst,
                               uint32_t bytes);
     void (*commit)(struct lci_live *L, uint32_t dst, uint32_t bytes);
+    /* Optional: a packet to dst will follow soon (a hint). */
+    void (*will_send)(struct lci_live *L, uint32_t dst);
     /* Hands every packet that has arrived to rx; returns how many. */
     unsigned (*poll)(struct lci_live *L, lci_live_rx_func_t rx);
     /* Blocks until a packet may have arrived, a kick came, or timeout_ns

@@ -81,6 +81,12 @@ static void live_enter(uint32_t self)
     }
 }
 
+static void live_will_send(uint32_t self, uint32_t dst)
+{
+    (void)self;
+    lci_live_will_send(dst);
+}
+
 static void live_leave(uint32_t self)
 {
     (void)self;
@@ -154,6 +160,7 @@ const lci_platform_ops_t lci_platform_live = {
     .exit = lci_live_exit,
     .doorbell = live_doorbell,
     .send_buffer_reused = live_send_buffer_reused,
+    .will_send = live_will_send,
     .enter = live_enter,
     .leave = live_leave,
     .now = live_now,
