@@ -347,6 +347,32 @@ static void packets_to_a_dead_node_are_lost(void)
     teardown();
 }
 
+/* The hints (will_send before an answer, the slot a vain poll demotes)
+ * change nothing a ping-pong sees over many laps of both rings, and a
+ * hint for a node that is not there is ignored. */
+static void hints_leave_a_ping_pong_as_it_was(void)
+{
+    setup();
+    uint32_t laps = 3 * fabric->nslots;
+    for (uint32_t i = 0; i < laps; i++) {
+        uint32_t from = i % 2, to = 1 - from;
+        lci_live_wire_shm.will_send(&node[from], to);
+        lci_live_wire_shm.will_send(&node[from], from); /* itself */
+        lci_live_wire_shm.will_send(&node[from], UINT32_MAX / 2); /* nobody */
+        CU_ASSERT_EQUAL(send_value(from, to, i, 8 + i % 60), 0);
+        ntaken = 0;
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[to], take), 1);
+        CU_ASSERT_EQUAL(ntaken, 1);
+        CU_ASSERT_EQUAL(taken[0].src, from);
+        CU_ASSERT_EQUAL(taken[0].value, i);
+        CU_ASSERT_EQUAL(taken[0].bytes, 8 + i % 60);
+        /* Vain polls on both sides, as a waiting node makes them. */
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[to], take), 0);
+        CU_ASSERT_EQUAL(lci_live_wire_shm.poll(&node[from], take), 0);
+    }
+    teardown();
+}
+
 int main(void)
 {
     static const lci_unit_test_t tests[] = {
@@ -366,6 +392,8 @@ int main(void)
          a_poll_takes_a_bounded_batch_from_a_streaming_sender},
         {"oversized_packet_is_refused", oversized_packet_is_refused},
         {"packets_to_a_dead_node_are_lost", packets_to_a_dead_node_are_lost},
+        {"hints_leave_a_ping_pong_as_it_was",
+         hints_leave_a_ping_pong_as_it_was},
     };
     return lci_unit_run("live_shm", tests, LCI_UNIT_COUNT(tests));
 }
