@@ -211,13 +211,15 @@ static void prefetch_for_write(const shm_state_t *st, const void *p)
  * peer's polls before an MPI answer came (MPI 8 B 10% slower). */
 static void shm_will_send(lci_live_t *L, uint32_t dst)
 {
-    if (L->fabric == NULL || dst == L->rank || dst >= L->size ||
-        !sending_end(L, dst)->answer) {
+    if (dst >= L->size) {
         return;
     }
-    prefetch_for_write(L->wire_state,
-                       slot(L->fabric, ring(L->fabric, L->rank, dst),
-                            sending_end(L, dst)->pos));
+    shm_end_t *e = sending_end(L, dst); /* never an answer to itself */
+    if (e->answer) {
+        prefetch_for_write(L->wire_state,
+                           slot(L->fabric, ring(L->fabric, L->rank, dst),
+                                e->pos));
+    }
 }
 
 static int dead(lci_fabric_t *f, uint32_t dst)
