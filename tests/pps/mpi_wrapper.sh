@@ -3,8 +3,9 @@
 # lci-mpicc, both in one step and through a configure-style compile and
 # link, and runs correctly under lci-run.  Also checks that a call the
 # layer does not offer fails to build with a message instead of
-# misbehaving, that a tool can wrap MPI_* around PMPI_*, and that an
-# autotools package builds with CC=lci-mpicc ./configure && make.
+# misbehaving, that a tool can wrap MPI_* around PMPI_*, that a C++
+# program builds with lci-mpicxx, and that an autotools package builds
+# with CC=lci-mpicc ./configure && make.
 set -u
 b=${top_builddir:-.}
 s=${top_srcdir:-.}
@@ -84,9 +85,40 @@ if "$mpicc" --showme:nonsense 2>"$tmp/err"; then
     fail "--showme:nonsense was accepted"
 fi
 grep -q "expected" "$tmp/err" || fail "--showme:nonsense does not say what was expected"
+
+# C++: mpi.h inside a C++ program, through lci-mpicxx (with c++).
+mpicxx=$b/ppsbindings/mpi/lci-mpicxx
+"$mpicxx" --showme | grep -q -- "^c++ .*-lmpi_lci" ||
+    fail "lci-mpicxx --showme does not compile with c++ against libmpi_lci"
+if command -v c++ >/dev/null 2>&1; then
+    cat > "$tmp/sum.cpp" <<'PROG'
+#include <mpi.h>
+#include <cstdio>
+#include <vector>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<int> mine(2, rank), sum(2);
+    MPI_Allreduce(mine.data(), sum.data(), 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        std::printf("c++: sum %d\n", sum[1]);
+    }
+    MPI_Finalize();
+    return sum[0] == size * (size - 1) / 2 ? 0 : 1;
+}
+PROG
+    "$mpicxx" -o "$tmp/sum" "$tmp/sum.cpp" || fail "lci-mpicxx could not build a C++ program"
+    "$b/lci/lci-run" -n 4 "$tmp/sum" | grep -q "c++: sum 6" ||
+        fail "the C++ program built by lci-mpicxx did not run"
+else
+    echo "no c++ compiler: the C++ build check is skipped"
+fi
 # An autotools MPI package configured with CC=lci-mpicc: configure's own
 # checks find the MPI functions, make builds it, and it runs.
-passed=6
+passed=7
 if command -v autoreconf >/dev/null 2>&1; then
     pkg=$tmp/pkg
     mkdir -p "$pkg"
@@ -125,7 +157,7 @@ PROG
     }
     "$b/lci/lci-run" -n 8 "$pkg/ring" | grep -q "ring: sum 28" ||
         fail "the package built by CC=lci-mpicc ./configure && make did not run"
-    passed=7
+    passed=8
 else
     echo "autoreconf not installed: the autotools package check is skipped"
 fi
