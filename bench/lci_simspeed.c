@@ -68,13 +68,14 @@ static long parse_option(int argc, char **argv, const char *name, long def,
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
+    /* Options come in pairs: a name, then its value. */
+    for (int i = 1; i < argc; i += 2) {
         if (strcmp(argv[i], "--help") == 0) {
             printf("usage: lci-run -n N ./lci_simspeed [--packets P] "
                    "[--burst B] [--size BYTES]\n");
             return 0;
         }
-        if (strcmp(argv[i], "--packets") != 0 && strcmp(argv[i], "--burst") &&
+        if (strcmp(argv[i], "--packets") != 0 && strcmp(argv[i], "--burst") != 0 &&
             strcmp(argv[i], "--size") != 0) {
             fprintf(stderr,
                     "lci_simspeed: unknown option '%s' (expected --packets, "
@@ -82,7 +83,6 @@ int main(int argc, char **argv)
                     argv[i]);
             return 2;
         }
-        i++;
     }
     long packets = parse_option(argc, argv, "--packets", 1000000, 1, 1L << 34);
     long burst = parse_option(argc, argv, "--burst", 16, 1, 1 << 20);

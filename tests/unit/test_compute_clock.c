@@ -23,13 +23,15 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Where the busy loop's work goes, so that it is not optimised away. */
+static volatile uint64_t spin_sink;
+
 static void spin_cpu(uint64_t ns)
 {
-    volatile uint64_t sink = 0;
     uint64_t until = cpu_ns() + ns;
     while (cpu_ns() < until) {
         for (int i = 0; i < 1000; i++) {
-            sink += (uint64_t)i;
+            spin_sink += (uint64_t)i;
         }
     }
 }
