@@ -149,6 +149,7 @@ lci_status_t lci_live_nic_init(lci_live_t *L, char *err, size_t errlen)
                          cores;
     /* Spinning helps only when nobody else needs the core. */
     L->spin_ns = oversubscribed ? 2000 : 200000;
+    lci_live_fabric_fences(L, !oversubscribed);
     /* The NI's timers (the polling watchdog, retransmissions) fire on
      * time: a sleeping node wakes within a microsecond of its timeout, not
      * the kernel's default 50 us later. */

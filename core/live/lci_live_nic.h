@@ -28,6 +28,10 @@ lci_status_t lci_live_fabric_map(lci_live_t *L, int fd, char *err,
                                  size_t errlen);
 /* Wakes node k if it is blocked on its fabric word. */
 void lci_live_fabric_wake(lci_live_t *L, uint32_t k);
+/* How wakers and sleepers fence (lci_live_fabric.c): by the sleepers
+ * (a kernel fence as they block), where nodes rarely block, else by the
+ * wakers.  Each node process says which before it communicates. */
+void lci_live_fabric_fences(lci_live_t *L, int by_sleepers);
 /* Blocks on this node's fabric word unless ready() holds once the node is
  * marked sleeping; at most timeout_ns. */
 void lci_live_fabric_block(lci_live_t *L, uint64_t timeout_ns,

@@ -46,7 +46,9 @@ typedef struct {
     uint64_t slot_bytes, ring_bytes;
     uint64_t off_nodes, off_rings, size;
     _Atomic uint32_t started; /* nodes through lci_init */
-    uint32_t reserved;
+    /* Set by a node that cannot have the kernel fence it (membarrier):
+     * wakers then fence themselves (lci_live_fabric.c). */
+    _Atomic uint32_t wakers_fence;
     uint64_t epoch; /* CLOCK_MONOTONIC ns when the run began: time 0 */
     /* The job's key for the UDP wire (lci_live_auth.h): lci-run draws it;
      * the fabric is a memfd only the job's processes inherit. */
