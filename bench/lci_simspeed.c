@@ -75,8 +75,8 @@ int main(int argc, char **argv)
                    "[--burst B] [--size BYTES]\n");
             return 0;
         }
-        if (strcmp(argv[i], "--packets") != 0 && strcmp(argv[i], "--burst") != 0 &&
-            strcmp(argv[i], "--size") != 0) {
+        if (strcmp(argv[i], "--packets") != 0 &&
+            strcmp(argv[i], "--burst") != 0 && strcmp(argv[i], "--size") != 0) {
             fprintf(stderr,
                     "lci_simspeed: unknown option '%s' (expected --packets, "
                     "--burst or --size)\n",
@@ -122,7 +122,8 @@ int main(int argc, char **argv)
     for (uint64_t j = 0; j < mine; j++) {
         lci_packet_t *p;
         check(lci_packet_alloc(&p), "lci_packet_alloc");
-        check(lci_packet_write(p, 0, payload, (size_t)size), "lci_packet_write");
+        check(lci_packet_write(p, 0, payload, (size_t)size),
+              "lci_packet_write");
         int dst = (me + 1 + (int)(j % (uint64_t)(n - 1))) % n;
         check(lci_send(p, dst, (size_t)size), "lci_send");
         if ((j + 1) % (uint64_t)burst == 0) {

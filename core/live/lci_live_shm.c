@@ -135,7 +135,6 @@ static shm_end_t *receiving_end(lci_live_t *L, uint32_t src)
     return &((shm_state_t *)L->wire_state)->end[L->size + src];
 }
 
-
 static int ring_full(lci_live_t *L, shm_ring_t *r, shm_end_t *e)
 {
     if (e->tail - e->seen < L->fabric->nslots) {
