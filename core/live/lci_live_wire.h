@@ -124,6 +124,10 @@ typedef struct {
 typedef struct lci_live {
     uint32_t rank, size;
     int nic_thread;
+    /* Thread mode: the host posted work (a command, an event, a stop) that
+     * the NIC thread has not looked at since; a NIC about to block looks
+     * at it after saying it sleeps, as at the wire (lci_live_fabric.c). */
+    _Atomic int host_news;
     int launched;       /* started by lci-run (it reports failures) */
     uint64_t now;       /* the clock as last read by a progress pass */
     unsigned stale_passes; /* passes since the clock was last read */

@@ -467,6 +467,77 @@ static void a_blocked_node_wakes_fenced_by_wakers(void)
     a_blocked_node_wakes_for_every_packet(0);
 }
 
+/* Thread mode: the NIC thread takes in the host's news, looks for work,
+ * and blocks; the host posts work, says so (host_news) and kicks, which
+ * finds no sleeper if it comes before the block.  The block must then
+ * not sleep: round after round, each posted as the NIC goes to sleep. */
+static _Atomic uint32_t news_posted; /* work items the host posted */
+static _Atomic uint32_t news_taken;  /* and the NIC took */
+
+static void *nic_like_thread(void *arg)
+{
+    lci_live_t *L = arg;
+    while (atomic_load(&news_taken) < WAKE_ROUNDS) {
+        if (atomic_load_explicit(&L->host_news, memory_order_acquire)) {
+            atomic_store(&L->host_news, 0);
+        }
+        uint32_t posted = atomic_load(&news_posted);
+        if (posted > atomic_load(&news_taken)) {
+            atomic_store(&news_taken, posted);
+            continue;
+        }
+        uint64_t t0 = mono_ns();
+        lci_live_wire_shm.block(L, WAKE_TIMEOUT_NS);
+        if (mono_ns() - t0 > WAKE_TIMEOUT_NS / 2) {
+            atomic_store(&wake_lost, 1);
+            break;
+        }
+    }
+    return NULL;
+}
+
+static void host_news_wakes_a_node_for_every_post(int fences_by_sleepers)
+{
+    setup();
+    lci_live_t *L = &node[1];
+    lci_live_fabric_fences(L, fences_by_sleepers);
+    /* Posted before the block, with nobody asleep: the block returns. */
+    atomic_store_explicit(&L->host_news, 1, memory_order_release);
+    lci_live_wire_shm.kick(L);
+    uint64_t t0 = mono_ns();
+    lci_live_wire_shm.block(L, WAKE_TIMEOUT_NS);
+    CU_ASSERT(mono_ns() - t0 < WAKE_TIMEOUT_NS / 2);
+    atomic_store(&L->host_news, 0);
+
+    atomic_store(&news_posted, 0);
+    atomic_store(&news_taken, 0);
+    atomic_store(&wake_lost, 0);
+    pthread_t t;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, nic_like_thread, L), 0);
+    for (uint32_t i = 1; i <= WAKE_ROUNDS && !atomic_load(&wake_lost); i++) {
+        while (atomic_load(&news_taken) < i - 1 && !atomic_load(&wake_lost)) {
+            /* the previous one is not taken yet */
+        }
+        atomic_store(&news_posted, i);
+        atomic_store_explicit(&L->host_news, 1, memory_order_release);
+        lci_live_wire_shm.kick(L);
+    }
+    pthread_join(t, NULL);
+    CU_ASSERT_EQUAL(atomic_load(&wake_lost), 0);
+    CU_ASSERT_EQUAL(atomic_load(&news_taken), WAKE_ROUNDS);
+    teardown();
+}
+
+static void host_news_wakes_fenced_by_sleepers(void)
+{
+    host_news_wakes_a_node_for_every_post(1);
+}
+
+static void host_news_wakes_fenced_by_wakers(void)
+{
+    host_news_wakes_a_node_for_every_post(0);
+}
+
 int main(void)
 {
     static const lci_unit_test_t tests[] = {
@@ -492,6 +563,9 @@ int main(void)
          a_blocked_node_wakes_fenced_by_sleepers},
         {"a_blocked_node_wakes_fenced_by_wakers",
          a_blocked_node_wakes_fenced_by_wakers},
+        {"host_news_wakes_fenced_by_sleepers",
+         host_news_wakes_fenced_by_sleepers},
+        {"host_news_wakes_fenced_by_wakers", host_news_wakes_fenced_by_wakers},
     };
     return lci_unit_run("live_shm", tests, LCI_UNIT_COUNT(tests));
 }
