@@ -171,8 +171,7 @@ void lci_live_fabric_block(lci_live_t *L, uint64_t timeout_ns,
     atomic_fetch_add(&n->sleepers, 1);
     atomic_thread_fence(memory_order_seq_cst);
     fence_the_wakers(L->fabric);
-    if (!ready(L) && !atomic_load_explicit(&L->host_news,
-                                           memory_order_relaxed)) {
+    if (!ready(L)) {
         struct timespec ts = {(time_t)(timeout_ns / 1000000000ull),
                               (long)(timeout_ns % 1000000000ull)};
         /* Not FUTEX_PRIVATE: the other node processes wake it. */

@@ -106,17 +106,8 @@ static void *nic_main(void *arg)
 {
     lci_live_t *L = arg;
     uint64_t idle_since = 0, next = 0;
-    for (;;) {
+    while (!atomic_load_explicit(&nic_stop, memory_order_relaxed)) {
         lock_node();
-        /* Taken in now: what the host posts from here on, it says again
-         * (lci_live_fabric_block looks at it before sleeping). */
-        if (atomic_load_explicit(&L->host_news, memory_order_acquire)) {
-            atomic_store(&L->host_news, 0);
-        }
-        if (atomic_load(&nic_stop)) {
-            unlock_node();
-            break;
-        }
         int did = lci_live_progress();
         next = lci_live_next_event(); /* the queue is ours only now */
         unlock_node();
@@ -202,18 +193,11 @@ void lci_live_host_leave(void)
     }
 }
 
-/* Thread mode: the host posted work for the NIC thread; it wakes. */
-static void tell_nic(lci_live_t *L)
-{
-    atomic_store_explicit(&L->host_news, 1, memory_order_release);
-    L->wire->kick(L);
-}
-
 void lci_live_kick(void)
 {
     lci_live_t *L = lci_live_state();
     if (L->nic_thread) {
-        tell_nic(L);
+        L->wire->kick(L);
     } else {
         lci_live_progress();
     }
@@ -289,7 +273,7 @@ int lci_live_wait(uint32_t self, lci_host_status_t how)
     }
     __atomic_store_n(&me->status, (uint32_t)how, __ATOMIC_RELEASE);
     if (L->nic_thread) {
-        tell_nic(L); /* whatever the host posted, the NIC takes now */
+        L->wire->kick(L); /* whatever the host posted, the NIC takes now */
         wait_for_nic(L, me);
     } else {
         uint64_t start = L->now; /* the clock the passes read */
@@ -392,7 +376,7 @@ void lci_live_exit(uint32_t self)
     lci_live_host_leave();
     if (L->nic_thread) {
         atomic_store(&nic_stop, 1);
-        tell_nic(L);
+        L->wire->kick(L);
         pthread_join(nic_thread, NULL);
         L->nic_thread = 0;
     }

@@ -68,6 +68,10 @@ typedef struct {
 typedef struct {
     uint32_t last_src;
     uint32_t has_prefetchw; /* the processor has PREFETCHW */
+    /* A kick came (the host posted work for its NIC thread) that no block
+     * has taken yet: kept until one does, as the UDP wire's eventfd keeps
+     * its count, so that a kick just before the block is not lost. */
+    _Atomic uint32_t kicked;
     shm_end_t end[];
 } shm_state_t;
 
@@ -381,6 +385,10 @@ static unsigned shm_poll(lci_live_t *L, lci_live_rx_func_t rx)
 
 static int shm_ready(lci_live_t *L)
 {
+    shm_state_t *st = L->wire_state;
+    if (atomic_exchange(&st->kicked, 0)) {
+        return 1;
+    }
     for (uint32_t src = 0; src < L->size; src++) {
         shm_ring_t *r;
         uint32_t word;
@@ -398,7 +406,9 @@ static void shm_block(lci_live_t *L, uint64_t timeout_ns)
 
 static void shm_kick(lci_live_t *L)
 {
-    lci_live_fabric_wake(L, L->rank);
+    shm_state_t *st = L->wire_state;
+    atomic_store_explicit(&st->kicked, 1, memory_order_release);
+    lci_live_fabric_wake(L, L->rank); /* fences before it looks */
 }
 
 const lci_live_wire_ops_t lci_live_wire_shm = {

@@ -97,8 +97,8 @@ typedef struct {
     void (*will_send)(struct lci_live *L, uint32_t dst);
     /* Hands every packet that has arrived to rx; returns how many. */
     unsigned (*poll)(struct lci_live *L, lci_live_rx_func_t rx);
-    /* Blocks until a packet may have arrived, a kick came, or timeout_ns
-     * passed. */
+    /* Blocks until a packet may have arrived, a kick came (also one
+     * before the call, since the last block), or timeout_ns passed. */
     void (*block)(struct lci_live *L, uint64_t timeout_ns);
     /* Wakes this node's own blocked thread (host or NIC). */
     void (*kick)(struct lci_live *L);
@@ -124,10 +124,6 @@ typedef struct {
 typedef struct lci_live {
     uint32_t rank, size;
     int nic_thread;
-    /* Thread mode: the host posted work (a command, an event, a stop) that
-     * the NIC thread has not looked at since; a NIC about to block looks
-     * at it after saying it sleeps, as at the wire (lci_live_fabric.c). */
-    _Atomic int host_news;
     int launched;       /* started by lci-run (it reports failures) */
     uint64_t now;       /* the clock as last read by a progress pass */
     unsigned stale_passes; /* passes since the clock was last read */

@@ -18,7 +18,7 @@
 #include "fuzz_heap.h"
 #include "fuzz_lci_stub.h"
 #include "mpi.h"
-#include "pan_internal.h"
+#include "panda.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char *__asan_default_options(void);
