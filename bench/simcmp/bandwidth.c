@@ -6,7 +6,10 @@
  * are the powers of two from --min to --max.  Each size runs --warmup
  * windows untimed, then as many timed windows as carry --bytes bytes
  * (at least 2, at most --iters).  Prints "bw SIZE MB/s" per size, MB/s
- * being 10^6 bytes of payload per simulated second.
+ * being 10^6 bytes of payload per simulated second, and "wall SIZE S":
+ * the real seconds the simulator spent on the size, from the barrier
+ * that starts it to the one that starts the next (to the end of the
+ * last), which shows where each simulator's time goes.
  *
  *   bandwidth [--min BYTES] [--max BYTES] [--window N] [--iters N]
  *             [--warmup N] [--bytes BYTES]
@@ -51,12 +54,21 @@ int main(int argc, char **argv)
     }
     int ack = 0;
     long messages = 0;
-    double total = 0;
+    double total = 0, real_start = 0;
+    long real_size = 0;
 
     for (long size = min; size <= max; size *= 2) {
         long n = bytes / (window * size);
         n = n < 2 ? 2 : n > iters ? iters : n;
         MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0) {
+            double now = simcmp_real_s();
+            if (real_size > 0) {
+                printf("wall %ld %.6f\n", real_size, now - real_start);
+            }
+            real_start = now;
+            real_size = size;
+        }
         double t0 = MPI_Wtime();
         for (long it = 0; it < warmup + n; it++) {
             if (it == warmup) {
@@ -98,6 +110,7 @@ int main(int argc, char **argv)
         }
     }
     if (rank == 0) {
+        printf("wall %ld %.6f\n", real_size, simcmp_real_s() - real_start);
         printf("messages %ld\n", messages);
         printf("sim_s %.9f\n", total);
         fflush(stdout);

@@ -16,6 +16,10 @@
  * adds the same line for its parent process (the launcher).  Ranks that
  * share a process print the same PID, so the script counts each process
  * once whether the simulator runs a process per node or one for all.
+ *
+ * The simulators' own time, real seconds of the machine, is
+ * simcmp_real_s(): both run one rank at a time, so a rank's real time
+ * between two points is what the whole simulation took meanwhile.
  */
 #ifndef SIMCMP_H
 #define SIMCMP_H
@@ -23,6 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <mpi.h>
 
@@ -68,6 +75,17 @@ static void simcmp_usage(int rank, const char *arg, const char *usage)
         fprintf(stderr, "unknown argument '%s'; expected %s\n", arg, usage);
     }
     exit(2);
+}
+
+/* Real seconds on a monotonic clock, not simulated ones: by system call,
+ * since smpicc's headers turn clock_gettime into SMPI's simulated clock. */
+static double simcmp_real_s(void)
+{
+    struct timespec ts;
+    if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) {
+        return 0;
+    }
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* The first number on the line of FILE that starts with KEY, or -1. */
